@@ -1,0 +1,30 @@
+// The execution backend is a value passed to every entry point, never a fork in
+// the API (STYLE.md practice 4). Public headers expose no TBB or OpenCL types.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace procgen {
+
+enum class Backend {
+  kSerial,  ///< optimized single-core reference; every other backend must agree with it
+  kCpu,     ///< all cores via oneTBB
+  kOpenCL,  ///< OpenCL kernels (GPU, or PoCL on the CPU)
+};
+
+struct Execution {
+  Backend backend = Backend::kSerial;
+  int threads = 0;  ///< 0 = all hardware threads; ignored by the serial backend
+};
+
+std::string_view backendName(Backend backend);
+/// Parses "serial", "cpu" or "opencl"; nullopt otherwise.
+std::optional<Backend> parseBackend(std::string_view name);
+/// True when the backend was compiled in (its devices may still be missing).
+bool backendAvailable(Backend backend);
+/// Threads the backend will actually use for `execution` (1 for serial).
+int effectiveThreads(const Execution& execution);
+
+}  // namespace procgen

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs procgen's build and test dependencies from Debian 12 packages.
+# Idempotent and non-interactive: packages already installed are skipped, and
+# `apt-get update` runs only when something is missing. Nothing is downloaded
+# from anywhere else and nothing is vendored.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config
+  # core libraries
+  librandom123-dev   # counter-based RNG (Philox) shared by C++ and OpenCL C
+  libpng-dev         # PNG previews
+  libtinygltf-dev nlohmann-json3-dev libstb-dev  # glTF 2.0 writer (tinygltf needs json + stb)
+  libcli11-dev       # command-line parsing
+  # optional backends (the build switches them off when missing)
+  libtbb-dev                                     # cpu backend
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # opencl backend, PoCL runs it on the CPU
+  # tests, benchmarks, fuzzing
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,71 @@
+/* clc.h — the C subset shared by C++ and OpenCL C (STYLE.md practice 2).
+ *
+ * Headers that include this file hold pure per-element logic (expression
+ * bytecode, context search, turtle rotations, monoids) and must compile both
+ * as C++20 and as OpenCL C 1.2. Rules for such headers:
+ *   - functions are PROCGEN_FN (static inline in C++, inline in OpenCL C);
+ *   - pointers to arrays a kernel reads from global memory are PROCGEN_GLOBAL;
+ *   - only fixed-width integer types from this file, float (no double), and
+ *     no recursion, allocation, exceptions or standard library calls except
+ *     the math functions named PG_* below.
+ */
+#ifndef PROCGEN_COMMON_CLC_H
+#define PROCGEN_COMMON_CLC_H
+
+#ifdef __OPENCL_C_VERSION__
+#define PROCGEN_FN inline
+#define PROCGEN_GLOBAL __global
+#define PROCGEN_CONSTANT __constant
+typedef char pg_i8;
+typedef uchar pg_u8;
+typedef int pg_i32;
+typedef uint pg_u32;
+typedef long pg_i64;
+typedef ulong pg_u64;
+#define PG_SQRT sqrt
+#define PG_SIN sin
+#define PG_COS cos
+#define PG_TAN tan
+#define PG_ASIN asin
+#define PG_ACOS acos
+#define PG_ATAN atan
+#define PG_ATAN2 atan2
+#define PG_EXP exp
+#define PG_LOG log
+#define PG_POW pow
+#define PG_FLOOR floor
+#define PG_CEIL ceil
+#define PG_FABS fabs
+#define PG_FMIN fmin
+#define PG_FMAX fmax
+#else
+#include <cmath>
+#include <cstdint>
+#define PROCGEN_FN static inline
+#define PROCGEN_GLOBAL
+#define PROCGEN_CONSTANT static const
+typedef int8_t pg_i8;
+typedef uint8_t pg_u8;
+typedef int32_t pg_i32;
+typedef uint32_t pg_u32;
+typedef int64_t pg_i64;
+typedef uint64_t pg_u64;
+#define PG_SQRT std::sqrt
+#define PG_SIN std::sin
+#define PG_COS std::cos
+#define PG_TAN std::tan
+#define PG_ASIN std::asin
+#define PG_ACOS std::acos
+#define PG_ATAN std::atan
+#define PG_ATAN2 std::atan2
+#define PG_EXP std::exp
+#define PG_LOG std::log
+#define PG_POW std::pow
+#define PG_FLOOR std::floor
+#define PG_CEIL std::ceil
+#define PG_FABS std::fabs
+#define PG_FMIN std::fmin
+#define PG_FMAX std::fmax
+#endif
+
+#endif /* PROCGEN_COMMON_CLC_H */

@@ -1,0 +1,110 @@
+// procgen — procedural content generation on one core, all cores, and GPUs.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli.hpp"
+
+namespace procgen::cli {
+
+static std::vector<std::pair<int, CommandSetup>>& registry() {
+  static std::vector<std::pair<int, CommandSetup>> commands;
+  return commands;
+}
+
+bool registerCommand(int order, CommandSetup setup) {
+  registry().emplace_back(order, std::move(setup));
+  return true;
+}
+
+const std::vector<std::pair<int, CommandSetup>>& registeredCommands() { return registry(); }
+
+void ExecutionOptions::add(CLI::App& cmd, const std::string& default_backend) {
+  backend = default_backend;
+  cmd.add_option("--backend", backend, "Execution backend: serial, cpu or opencl")
+      ->check(CLI::IsMember({"serial", "cpu", "opencl"}))
+      ->capture_default_str()
+      ->group("Execution");
+  cmd.add_option("--threads", threads, "Worker threads for the cpu backend (0 = all cores)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str()
+      ->group("Execution");
+}
+
+Execution ExecutionOptions::resolve() const {
+  Execution execution;
+  execution.backend = *parseBackend(backend);
+  execution.threads = threads;
+  if (!backendAvailable(execution.backend)) {
+    std::string hint = execution.backend == Backend::kCpu
+                           ? "rebuild with oneTBB (apt-get install libtbb-dev)"
+                           : "rebuild with OpenCL (apt-get install ocl-icd-opencl-dev opencl-headers) "
+                             "and install a GPU driver, or pocl-opencl-icd to run on the CPU";
+    throw BackendUnavailableError("backend '" + backend + "' is not available in this build: " + hint);
+  }
+  return execution;
+}
+
+bool stderrIsTerminal() { return isatty(fileno(stderr)) != 0; }
+
+void writeTextOutput(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw OutputError("cannot write to standard output");
+    return;
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw OutputError("cannot open '" + path + "' for writing");
+  out << text;
+  out.close();
+  if (!out) throw OutputError("cannot write '" + path + "'");
+}
+
+}  // namespace procgen::cli
+
+int main(int argc, char** argv) {
+  using namespace procgen;
+  CLI::App app{
+      "procgen — procedural content generation: L-systems, parentheses matching and tree\n"
+      "bounding boxes, on one core (serial), all cores (cpu) or OpenCL devices (opencl).",
+      "procgen"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "procgen 0.1.0");
+  app.footer("Run 'procgen COMMAND --help' for the options of one command.\n"
+             "Exit codes: 0 ok, 1 usage, 2 bad input, 3 backend unavailable, 4 output I/O error.");
+
+  auto commands = cli::registeredCommands();
+  std::stable_sort(commands.begin(), commands.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, setup] : commands) setup(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 runs subcommand callbacks inside parse(); a procgen::Error escapes
+    // from there, a CLI::ParseError means the command line itself was wrong.
+    std::cerr << "error: " << e.what() << "\n"
+              << "Run 'procgen --help' for usage.\n";
+    return static_cast<int>(ExitCode::kUsage);
+  } catch (const Error& e) {
+    std::cerr << (dynamic_cast<const ParseError*>(&e) ? "" : "error: ") << e.what() << "\n";
+    return static_cast<int>(e.exitCode());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const std::exception& e) {
+    std::cerr << "error: internal: " << e.what() << "\n";
+    return 70;
+  }
+  return 0;
+}
