@@ -1,0 +1,77 @@
+// procgen geometry writers: turtle output (procgen::Geometry) to files that
+// open in users' tools — OBJ and PLY (Blender, MeshLab), glTF 2.0 (any glTF
+// viewer), SVG (a browser) and a PNG preview. docs/output-formats.md lists
+// what each file contains.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+
+#include "procgen/geometry.hpp"
+
+namespace procgen {
+
+/// Orthographic views for the 2D formats (SVG, PNG). Every view is a rotation,
+/// so widths in model units map to the same length on screen.
+enum class Projection {
+  kFront,  ///< camera on +Z looking down −Z: screen right = +X, up = +Y (the XY plane)
+  kSide,   ///< camera on +X looking down −X: screen right = −Z, up = +Y (the ZY plane)
+  kTop,    ///< camera on +Y looking down −Y: screen right = +X, up = −Z (the XZ plane)
+  kIso,    ///< isometric: camera on (1,1,1) looking at the origin, +Y stays up
+};
+
+/// Parses "front", "side", "top" or "iso"; nullopt otherwise.
+std::optional<Projection> parseProjection(std::string_view name);
+
+struct WriteOptions {
+  /// OBJ, PLY, glTF: segments become open tubes of `cylinder_sides` quads
+  /// (2×sides vertices per segment, radius width/2) instead of line elements.
+  bool cylinders = false;
+  int cylinder_sides = 8;  ///< 3..64
+
+  /// PNG size in pixels; SVG uses it as the nominal width/height attributes.
+  int width = 1024;
+  int height = 1024;
+  /// PNG background, sRGB components in [0, 1].
+  Vec3 background{0.96f, 0.96f, 0.94f};
+  Projection projection = Projection::kFront;
+  /// PNG and SVG: lines are drawn at least this wide (pixels), so that models
+  /// whose widths are tiny next to their size still show.
+  float min_line_px = 1.0f;
+
+  bool ply_ascii = false;  ///< PLY: ASCII instead of binary little-endian
+  bool obj_mtl = true;     ///< OBJ: write a companion .mtl with one material per colour
+};
+
+/// Writes `geometry` to `path`, choosing the format by the extension
+/// (case-insensitive): .obj, .ply, .glb, .gltf, .svg, .png.
+///
+/// Order: elements are written in the geometry's order (string order), segments
+/// first, then polygons; OBJ groups elements per instance when there is more
+/// than one (keeping string order inside each group). Polygons need at least 3
+/// vertices; shorter ones are skipped.
+///
+/// Throws Error (ExitCode::kUsage) for an unsupported extension or bad options,
+/// OutputError when the file cannot be created or written (a partial file may
+/// remain). Deterministic: the same geometry and options give the same bytes.
+/// Thread safety: concurrent calls on different paths are safe.
+/// Complexity: linear in the geometry size; PNG also in the covered pixels;
+/// glTF holds the whole file in memory (about twice the output size).
+void writeGeometry(const Geometry& geometry, const std::filesystem::path& path,
+                   const WriteOptions& options = {});
+
+/// True for the extensions writeGeometry accepts; `ext` may carry the leading
+/// dot or not ("png", ".PNG").
+bool isGeometryExtension(std::string_view ext);
+
+/// The accepted extensions as a human-readable list, for messages and --help.
+std::string_view geometryExtensionList();
+
+/// The fixed default palette (cpfg-like): 0 brown for stems, 1–3 greens for
+/// leaves, then yellow, red, pink, blue, ...; 16 entries, indices wrap (also
+/// negative ones). sRGB components in [0, 1].
+Vec3 paletteColor(int32_t index);
+
+}  // namespace procgen
