@@ -194,6 +194,7 @@ void writeGltf(const Geometry& geometry, const std::filesystem::path& path,
 
   CylinderMesher mesher(options.cylinder_sides);
   tinygltf::Scene scene;
+  scene.name = "procgen";  // also keeps an empty scene a JSON object for tinygltf
   std::vector<InstanceGroup> groups = groupByInstance(geometry);
   for (const InstanceGroup& group : groups) {
     tinygltf::Mesh mesh;
