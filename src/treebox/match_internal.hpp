@@ -1,0 +1,33 @@
+// Stage entry points behind procgen/treebox.hpp, one per backend, with the
+// knobs tests need (chunk size, statistics on/off). Not part of the public API.
+#pragma once
+
+#include <cstdint>
+
+#include "procgen/treebox.hpp"
+
+namespace procgen::treebox_detail {
+
+/// Default elements per cpu chunk: 256 KiB of int32 output stays in L2 while
+/// the chunk is resolved and then patched.
+inline constexpr uint64_t kDefaultChunk = uint64_t{1} << 16;
+
+/// serial/match_parens.cpp. With stats = false, max_depth is left 0.
+MatchStats matchParensSerial(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
+                             int32_t* out, bool stats);
+MatchStats matchParensSerial(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
+                             int64_t* out, bool stats);
+
+#if PROCGEN_HAVE_TBB
+/// cpu/match_parens.cpp. `threads` > 0; `chunk` >= 1 elements per chunk (tests
+/// force tiny chunks to exercise the incoming-stack logic).
+MatchStats matchParensCpu(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
+                          int32_t* out, int threads, uint64_t chunk, bool stats);
+MatchStats matchParensCpu(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
+                          int64_t* out, int threads, uint64_t chunk, bool stats);
+#endif
+
+/// serial/tree_bbox.cpp.
+void treeBBoxSerial(const Scene& scene, Box3* out);
+
+}  // namespace procgen::treebox_detail

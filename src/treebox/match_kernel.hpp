@@ -1,0 +1,161 @@
+// The branch-free stack loop shared by serial/match_parens.cpp and
+// cpu/match_parens.cpp (STYLE.md practice 1: one stage, one loop).
+//
+// Paper: Levien, "Fast GPU bounding boxes on tree-structured scenes", §2 (the
+// sequential algorithm of Figure 1) and §4 (a chunk's stack-monoid value is
+// what is left on its local stack at the end).
+//
+// Why the loop looks like this: every element writes out[i] = top and stores
+// its own index one slot above the top unconditionally, then moves the stack
+// pointer by delta ∈ {-1, 0, +1} from a 256-entry table. No element takes a
+// branch, so random input runs as fast as nested or flat input. The stack
+// pointer is never clamped at the bottom either: the slots below the local
+// base are pre-filled ("lazily", one block ahead) with what the element would
+// see there — -1 for the serial backend, or the placeholder -(k + 2) meaning
+// "entry k from the top of the incoming stack" for a cpu chunk, which the cpu
+// backend replaces once its incoming stack is known. A slot below the running
+// minimum is never written (pushes write above the current top), so it still
+// holds its fill value when the loop reaches it.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "treebox/monoids.h"
+
+namespace procgen::treebox_detail {
+
+/// Elements per block: the unit at which the stack is grown and filled and at
+/// which the cpu backend records where placeholders may have been written.
+inline constexpr int64_t kBlock = 1024;
+
+using DeltaTable = std::array<int8_t, 256>;
+
+inline DeltaTable makeDeltaTable(uint8_t open, uint8_t close) {
+  DeltaTable table{};
+  for (int s = 0; s < 256; ++s)
+    table[s] = static_cast<int8_t>(pgParenDelta(static_cast<pg_u8>(s), open, close));
+  return table;
+}
+
+/// A stack addressed relative to its base (position 0 = the slot read by the
+/// first element); positions below 0 hold fill values, written on demand.
+template <typename Index>
+class LocalStack {
+ public:
+  /// `placeholders`: fill with -(k+2) for k slots below the base, else -1.
+  void reset(bool placeholders, int64_t expected_depth) {
+    placeholders_ = placeholders;
+    int64_t want = std::max<int64_t>(4 * kBlock, 2 * expected_depth + 4 * kBlock);
+    if (capacity_ < want) {
+      data_.reset(new Index[static_cast<size_t>(want)]);
+      capacity_ = want;
+    }
+    base_ = capacity_ / 2;
+    floor_ = 0;
+    data_[base_] = fill(0);
+  }
+
+  /// Makes positions [sp - count - 1, sp + count + 2) addressable and fills
+  /// the not yet filled ones below the base. Returns the pointer to position 0.
+  Index* ensure(int64_t sp, int64_t count) {
+    int64_t low = sp - count - 1;
+    int64_t high = sp + count + 2;
+    if (base_ + low < 0 || base_ + high > capacity_) grow(low, high);
+    for (int64_t p = floor_ - 1; p >= low; --p) data_[base_ + p] = fill(p);
+    floor_ = std::min(floor_, low);
+    return data_.get() + base_;
+  }
+
+  Index* origin() { return data_.get() + base_; }
+
+ private:
+  Index fill(int64_t position) const {
+    return placeholders_ ? static_cast<Index>(position - 2) : static_cast<Index>(-1);
+  }
+
+  void grow(int64_t low, int64_t high) {
+    // Keep the live range [floor_, top] (everything between is meaningful);
+    // double the room on the side that ran out.
+    int64_t old_low = floor_;
+    int64_t old_high = capacity_ - base_;
+    int64_t new_low = std::min(low, old_low);
+    int64_t new_high = std::max(high, old_high);
+    int64_t span = new_high - new_low;
+    int64_t capacity = 2 * span;
+    std::unique_ptr<Index[]> data(new Index[static_cast<size_t>(capacity)]);
+    int64_t base = -new_low + span / 2;
+    std::memcpy(data.get() + base + old_low, data_.get() + base_ + old_low,
+                static_cast<size_t>(old_high - old_low) * sizeof(Index));
+    data_ = std::move(data);
+    capacity_ = capacity;
+    base_ = base;
+  }
+
+  std::unique_ptr<Index[]> data_;
+  int64_t capacity_ = 0;
+  int64_t base_ = 0;
+  int64_t floor_ = 0;  // lowest filled position (<= 0)
+  bool placeholders_ = false;
+};
+
+/// What one resolved range leaves behind (positions relative to its base).
+struct RangeSummary {
+  int64_t end_sp = 0;     ///< P(end): opens minus closes over the range
+  int64_t min_sp = 0;     ///< lowest stack position reached (<= 0): -unmatched closes
+  int64_t max_sp = 0;     ///< highest position reached (>= 0)
+  int64_t max_local = 0;  ///< max over elements of sp - (running minimum): depth ignoring the incoming stack
+  uint64_t unmatchedCloses() const { return static_cast<uint64_t>(-min_sp); }
+  uint64_t unmatchedOpens() const { return static_cast<uint64_t>(end_sp - min_sp); }
+};
+
+/// Runs the stack loop over in[begin, end), writing out[begin, end).
+/// kStats: also track max_sp and max_local (two more min/max per element).
+/// `flagged` (may be null): receives the start of every block in which an
+/// element may have read a slot below the base (a fill value).
+/// On return the unmatched opens of the range are stack positions
+/// (min_sp, end_sp], bottom first, at stack.origin().
+template <typename Index, bool kStats>
+RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const DeltaTable& table,
+                          Index* out, LocalStack<Index>& stack, std::vector<uint64_t>* flagged) {
+  const int8_t* delta = table.data();
+  int64_t sp = 0;
+  int64_t run_min = 0;
+  int64_t max_sp = 0;
+  int64_t max_local = 0;
+  for (uint64_t b = begin; b < end; b += kBlock) {
+    uint64_t e = std::min<uint64_t>(end, b + kBlock);
+    Index* s = stack.ensure(sp, static_cast<int64_t>(e - b));
+    const int64_t start_min = run_min;
+    int64_t blk_min = sp;
+    int64_t blk_max = sp;
+    int64_t blk_local = max_local;
+    for (uint64_t i = b; i < e; ++i) {
+      const int64_t d = delta[in[i]];
+      out[i] = s[sp];
+      s[sp + 1] = static_cast<Index>(i);
+      sp += d;
+      blk_min = std::min(blk_min, sp);
+      if constexpr (kStats) {
+        blk_max = std::max(blk_max, sp);
+        blk_local = std::max(blk_local, sp - std::min(start_min, blk_min));
+      }
+    }
+    if (flagged && blk_min <= start_min) flagged->push_back(b);
+    run_min = std::min(run_min, blk_min);
+    max_sp = std::max(max_sp, blk_max);
+    max_local = blk_local;
+  }
+  RangeSummary r;
+  r.end_sp = sp;
+  r.min_sp = run_min;
+  r.max_sp = max_sp;
+  r.max_local = max_local;
+  return r;
+}
+
+}  // namespace procgen::treebox_detail

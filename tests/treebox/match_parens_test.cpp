@@ -1,0 +1,210 @@
+// Parentheses matching against the textbook stack algorithm (Levien §2,
+// Figure 1, written here with branches and std::vector), on every backend,
+// thread count and forced chunk size.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "procgen/error.hpp"
+#include "procgen/treebox.hpp"
+#include "treebox/match_internal.hpp"
+#include "treebox/match_kernel.hpp"
+
+namespace procgen {
+namespace {
+
+struct Reference {
+  std::vector<int64_t> out;
+  MatchStats stats;
+};
+
+Reference textbook(const std::vector<uint8_t>& s, uint8_t open, uint8_t close) {
+  Reference r;
+  r.out.resize(s.size());
+  std::vector<int64_t> stack;
+  for (size_t i = 0; i < s.size(); ++i) {
+    r.out[i] = stack.empty() ? -1 : stack.back();
+    if (s[i] == open) {
+      stack.push_back(static_cast<int64_t>(i));
+    } else if (s[i] == close) {
+      if (stack.empty()) ++r.stats.unmatched_close;
+      else stack.pop_back();
+    }
+    r.stats.max_depth = std::max<uint64_t>(r.stats.max_depth, stack.size());
+  }
+  r.stats.elements = s.size();
+  r.stats.unmatched_open = stack.size();
+  return r;
+}
+
+struct Config {
+  std::string name;
+  Backend backend;
+  int threads;
+  uint64_t chunk;  // 0: the public entry point's default
+};
+
+std::vector<Config> configs() {
+  std::vector<Config> c = {{"serial", Backend::kSerial, 1, 0}};
+#if PROCGEN_HAVE_TBB
+  for (int t : {1, 2, 7}) c.push_back({"cpu_t" + std::to_string(t), Backend::kCpu, t, 0});
+  for (uint64_t chunk : {1, 2, 3, 7, 64, 1023, 1024, 1025, 5000})
+    for (int t : {1, 2, 7})
+      c.push_back({"cpu_t" + std::to_string(t) + "_chunk" + std::to_string(chunk), Backend::kCpu,
+                   t, chunk});
+#endif
+  return c;
+}
+
+template <typename Index>
+MatchStats run(const Config& cfg, const std::vector<uint8_t>& s, uint8_t open, uint8_t close,
+               std::vector<Index>& out) {
+  out.assign(s.size(), static_cast<Index>(0x5a5a5a5a));  // poison: unwritten elements fail
+#if PROCGEN_HAVE_TBB
+  if (cfg.backend == Backend::kCpu && cfg.chunk != 0)
+    return treebox_detail::matchParensCpu(s.data(), s.size(), open, close, out.data(),
+                                          cfg.threads, cfg.chunk, true);
+#endif
+  return matchSymbols(s.data(), s.size(), open, close, out.data(),
+                      Execution{cfg.backend, cfg.threads});
+}
+
+void expectMatches(const std::vector<uint8_t>& s, uint8_t open = '(', uint8_t close = ')') {
+  Reference ref = textbook(s, open, close);
+  for (const Config& cfg : configs()) {
+    SCOPED_TRACE(cfg.name + " n=" + std::to_string(s.size()));
+    std::vector<int32_t> out32;
+    MatchStats st = run(cfg, s, open, close, out32);
+    std::vector<int64_t> out64;
+    MatchStats st64 = run(cfg, s, open, close, out64);
+    for (size_t i = 0; i < s.size(); ++i) {
+      ASSERT_EQ(out32[i], ref.out[i]) << "int32 element " << i;
+      ASSERT_EQ(out64[i], ref.out[i]) << "int64 element " << i;
+    }
+    for (const MatchStats& x : {st, st64}) {
+      EXPECT_EQ(x.elements, ref.stats.elements);
+      EXPECT_EQ(x.unmatched_open, ref.stats.unmatched_open);
+      EXPECT_EQ(x.unmatched_close, ref.stats.unmatched_close);
+      EXPECT_EQ(x.max_depth, ref.stats.max_depth);
+    }
+  }
+}
+
+// Random sequence over '(' ')' and 'x' with the given weights.
+std::vector<uint8_t> randomSeq(size_t n, uint32_t seed, double p_open, double p_close) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<uint8_t> s(n);
+  for (auto& c : s) {
+    double r = u(rng);
+    c = r < p_open ? '(' : (r < p_open + p_close ? ')' : 'x');
+  }
+  return s;
+}
+
+std::vector<uint8_t> fromText(const std::string& t) { return std::vector<uint8_t>(t.begin(), t.end()); }
+
+TEST(MatchParens, HandDerivedExample) {
+  // (a(b)c))( : per element -1 0 0 2 2 0 0 -1 -1, as worked out by hand.
+  std::vector<uint8_t> s = fromText("(a(b)c))(");
+  std::vector<int64_t> out(s.size());
+  MatchStats st = matchSymbols(s.data(), s.size(), '(', ')', out.data(), Execution{});
+  EXPECT_EQ(out, (std::vector<int64_t>{-1, 0, 0, 2, 2, 0, 0, -1, -1}));
+  EXPECT_EQ(st.unmatched_open, 1u);
+  EXPECT_EQ(st.unmatched_close, 1u);
+  EXPECT_EQ(st.max_depth, 2u);
+}
+
+TEST(MatchParens, EmptyAndTiny) {
+  for (const char* t : {"", "(", ")", "x", "()", ")(", "((", "))", "(x)", "x)x(x"})
+    expectMatches(fromText(t));
+}
+
+TEST(MatchParens, RandomManyLengths) {
+  for (size_t n = 0; n < 200; ++n) expectMatches(randomSeq(n, 17u + n, 0.4, 0.4));
+}
+
+TEST(MatchParens, RandomAroundChunkAndBlockSizes) {
+  const size_t block = static_cast<size_t>(treebox_detail::kBlock);
+  for (size_t n : {block - 1, block, block + 1, 2 * block + 3, size_t{5000}, size_t{65535},
+                   size_t{65536}, size_t{65537}, size_t{140000}})
+    expectMatches(randomSeq(n, static_cast<uint32_t>(n), 0.5, 0.5));
+}
+
+TEST(MatchParens, Unbalanced) {
+  expectMatches(randomSeq(3000, 1, 0.3, 0.6));  // mostly closes
+  expectMatches(randomSeq(3000, 2, 0.6, 0.3));  // mostly opens
+  expectMatches(fromText(std::string(2500, ')') + std::string(2500, '(')));
+}
+
+TEST(MatchParens, DeepAndFlatNesting) {
+  for (size_t half : {size_t{1}, size_t{500}, size_t{1024}, size_t{70000}}) {
+    expectMatches(fromText(std::string(half, '(') + std::string(half, ')')));
+    std::string flat;
+    for (size_t i = 0; i < half; ++i) flat += "()";
+    expectMatches(fromText(flat));
+    expectMatches(fromText("(" + flat + ")"));  // every element reads one far-away open
+  }
+}
+
+TEST(MatchParens, OnlyPlainElements) {
+  expectMatches(fromText(std::string(3000, 'x')));
+  expectMatches(randomSeq(3000, 3, 0.0, 0.0));
+}
+
+TEST(MatchParens, OtherSymbolsAndKinds) {
+  std::vector<uint8_t> s = randomSeq(4000, 9, 0.3, 0.3);
+  for (auto& c : s) c = c == '(' ? '[' : (c == ')' ? ']' : c);
+  expectMatches(s, '[', ']');
+
+  Reference ref = textbook(s, '[', ']');
+  std::vector<ParenKind> kinds(s.size());
+  for (size_t i = 0; i < s.size(); ++i)
+    kinds[i] = s[i] == '[' ? ParenKind::kOpen : (s[i] == ']' ? ParenKind::kClose : ParenKind::kOther);
+  for (const Config& cfg : configs()) {
+    if (cfg.chunk != 0) continue;
+    Execution ex{cfg.backend, cfg.threads};
+    std::vector<int64_t> out(s.size(), 77);
+    MatchStats st = matchParentheses(kinds.data(), kinds.size(), out.data(), ex);
+    EXPECT_EQ(out, ref.out) << cfg.name;
+    EXPECT_EQ(st.max_depth, ref.stats.max_depth);
+    std::vector<int64_t> br(s.size(), 77);
+    matchBrackets(s.data(), s.size(), '[', ']', br.data(), ex);
+    EXPECT_EQ(br, ref.out) << cfg.name;
+  }
+}
+
+TEST(MatchParens, RandomGeneratorHasNoUnmatchedClose) {
+  std::vector<uint8_t> s(10000);
+  randomParentheses(s.size(), 5, 0.5, s.data());
+  Reference ref = textbook(s, '(', ')');
+  EXPECT_EQ(ref.stats.unmatched_close, 0u);
+  std::vector<uint8_t> again(s.size());
+  randomParentheses(again.size(), 5, 0.5, again.data());
+  EXPECT_EQ(s, again);
+  expectMatches(s);
+}
+
+TEST(MatchParens, ChecksumIsFnv1aOverInt64) {
+  // FNV-1a of the 8 bytes of int64 -1 (all 0xff), computed byte by byte here.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < 8; ++i) h = (h ^ 0xffu) * 0x100000001b3ull;
+  int32_t a32 = -1;
+  int64_t a64 = -1;
+  EXPECT_EQ(matchChecksum(&a32, 1), h);
+  EXPECT_EQ(matchChecksum(&a64, 1), h);
+}
+
+TEST(MatchParens, Errors) {
+  uint8_t s[2] = {'(', ')'};
+  int64_t out[2];
+  EXPECT_THROW(matchSymbols(s, 2, '(', '(', out, Execution{}), std::invalid_argument);
+  EXPECT_THROW(matchSymbols(s, 2, '(', ')', out, Execution{Backend::kOpenCL, 0}),
+               BackendUnavailableError);
+}
+
+}  // namespace
+}  // namespace procgen
