@@ -193,6 +193,12 @@ void writeGltf(const Geometry& geometry, const std::filesystem::path& path,
   model.materials.push_back(material);
 
   CylinderMesher mesher(options.cylinder_sides);
+  // Reserving the whole buffer avoids reallocation copies of what can be gigabytes.
+  const size_t per_segment =
+      options.cylinders ? mesher.verticesPerSegment() * (12 + 12 + 4) + mesher.sides() * 6 * 4
+                        : 2 * (12 + 4) + 2 * 4;
+  model.buffers[0].data.reserve(geometry.segments.size() * per_segment +
+                                geometry.polygon_vertices.size() * (12 + 12 + 4 + 12) + 1024);
   tinygltf::Scene scene;
   scene.name = "procgen";  // also keeps an empty scene a JSON object for tinygltf
   std::vector<InstanceGroup> groups = groupByInstance(geometry);
