@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "lsystem/expr_compiler.hpp"
@@ -617,7 +618,18 @@ ModuleString parseModuleString(std::string_view text, bool parametric) {
   bool any_params = false;
   for (const detail::RawModule& m : detail::scanModules(line, 0, line.text.size())) {
     out.symbols.push_back(m.symbol);
-    for (auto [b, e] : m.params) out.params.push_back(expr.evaluateConstantAll(line, b, e));
+    for (auto [b, e] : m.params) {
+      // toText() writes non-finite parameters as std::to_chars does; read them back.
+      size_t tb = detail::skipSpace(line.text, b, e);
+      std::string word = line.text.substr(tb, detail::trimEnd(line.text, tb, e) - tb);
+      if (word == "inf" || word == "-inf" || word == "nan" || word == "-nan") {
+        float v = word.back() == 'f' ? std::numeric_limits<float>::infinity()
+                                     : std::numeric_limits<float>::quiet_NaN();
+        out.params.push_back(word[0] == '-' ? -v : v);
+        continue;
+      }
+      out.params.push_back(expr.evaluateConstantAll(line, b, e));
+    }
     any_params = any_params || !m.params.empty();
     out.param_offsets.push_back(out.params.size());
   }

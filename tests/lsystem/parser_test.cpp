@@ -383,6 +383,12 @@ TEST(ModuleStringParse, NumericParameters) {
   ModuleString forced = parseModuleString("F+F", true);
   EXPECT_EQ(forced.param_offsets, (std::vector<uint64_t>{0, 0, 0, 0}));
   EXPECT_EQ(parseModuleString("").size(), 0u);
+  // Non-finite values as toText() writes them (std::to_chars spelling).
+  ModuleString nf = parseModuleString("A(inf,-inf,nan)");
+  ASSERT_EQ(nf.params.size(), 3u);
+  EXPECT_TRUE(std::isinf(nf.params[0]) && nf.params[0] > 0);
+  EXPECT_TRUE(std::isinf(nf.params[1]) && nf.params[1] < 0);
+  EXPECT_TRUE(std::isnan(nf.params[2]));
   try {
     parseModuleString("F(1");
     FAIL();
