@@ -1,0 +1,78 @@
+// The parens and bbox commands end to end: output files, JSON statistics and
+// exit codes of the CLI contract.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run(const std::string& args, const fs::path& err) {
+  std::string cmd = std::string(PROCGEN_CLI_PATH) + " " + args + " 2> " + err.string();
+  int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+class CliTreebox : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("procgen_cli_treebox_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(CliTreebox, ParensFileOutputAndStats) {
+  std::ofstream(dir_ / "in.txt") << "(a(b)c))(";
+  for (const char* backend : {"serial", "cpu"}) {
+    fs::path out = dir_ / "out.txt", stats = dir_ / "stats.json", err = dir_ / "err.txt";
+    int rc = run("parens " + (dir_ / "in.txt").string() + " --backend " + backend + " -o " +
+                     out.string() + " --stats-json " + stats.string(),
+                 err);
+    ASSERT_EQ(rc, 0) << slurp(err);
+    EXPECT_EQ(slurp(out), "-1\n0\n0\n2\n2\n0\n0\n-1\n-1\n");  // derived by hand
+    std::string js = slurp(stats);
+    EXPECT_NE(js.find("\"elements\": 9"), std::string::npos) << js;
+    EXPECT_NE(js.find("\"unmatched_open\": 1"), std::string::npos) << js;
+    EXPECT_NE(js.find("\"unmatched_close\": 1"), std::string::npos) << js;
+    EXPECT_NE(js.find("\"max_depth\": 2"), std::string::npos) << js;
+    EXPECT_NE(js.find("\"checksum\": \""), std::string::npos) << js;
+  }
+}
+
+TEST_F(CliTreebox, ExitCodes) {
+  fs::path err = dir_ / "err.txt";
+  EXPECT_EQ(run("parens", err), 1);  // neither FILE nor --random
+  EXPECT_EQ(run("parens " + (dir_ / "missing.txt").string(), err), 2);
+  EXPECT_EQ(run("parens --random 10 --backend opencl", err), 3);
+  EXPECT_EQ(run("parens --random 10 -o " + (dir_ / "no/such/dir/out").string(), err), 4);
+
+  std::ofstream(dir_ / "bad.scene") << "blend {\n  leaf 0 0 x 1\n}\n";
+  EXPECT_EQ(run("bbox " + (dir_ / "bad.scene").string(), err), 2);
+  std::string e = slurp(err);
+  EXPECT_NE(e.find("bad.scene:2:12: error:"), std::string::npos) << e;
+}
+
+TEST_F(CliTreebox, BBoxOutput) {
+  std::ofstream(dir_ / "s.scene") << "clip 0 0 10 10 {\n  leaf 5 5 20 20\n}\nblend {\n}\n";
+  fs::path out = dir_ / "boxes.txt", err = dir_ / "err.txt";
+  ASSERT_EQ(run("bbox " + (dir_ / "s.scene").string() + " -o " + out.string(), err), 0) << slurp(err);
+  EXPECT_EQ(slurp(out), "clip 0 0 10 10\nleaf 5 5 10 10\nend 0 0 10 10\nblend empty\nend empty\n");
+}
+
+}  // namespace

@@ -1,0 +1,145 @@
+// Tree bounding boxes against a recursive reference written here (clip regions
+// passed down as arguments, leaf unions returned up), and the scene format.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "procgen/error.hpp"
+#include "procgen/treebox.hpp"
+
+namespace procgen {
+namespace {
+
+Box3 inter(const Box3& a, const Box3& b) {
+  Box3 r{{std::max(a.min.x, b.min.x), std::max(a.min.y, b.min.y), std::max(a.min.z, b.min.z)},
+         {std::min(a.max.x, b.max.x), std::min(a.max.y, b.max.y), std::min(a.max.z, b.max.z)}};
+  return r.empty() ? emptyBox() : r;
+}
+
+Box3 unite(const Box3& a, const Box3& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return Box3{{std::min(a.min.x, b.min.x), std::min(a.min.y, b.min.y), std::min(a.min.z, b.min.z)},
+              {std::max(a.max.x, b.max.x), std::max(a.max.y, b.max.y), std::max(a.max.z, b.max.z)}};
+}
+
+// Visits the children starting at `i` until the group's end; returns the union
+// of the leaves below and leaves `i` at the end element (or n).
+Box3 visit(const Scene& s, size_t& i, const Box3& clip, std::vector<Box3>& out) {
+  Box3 acc = emptyBox();
+  while (i < s.size() && s.kinds[i] != SceneNodeKind::kEnd) {
+    size_t self = i;
+    switch (s.kinds[i]) {
+      case SceneNodeKind::kLeaf:
+        out[i] = inter(s.boxes[i], clip);
+        acc = unite(acc, out[i]);
+        ++i;
+        break;
+      case SceneNodeKind::kClip:
+      case SceneNodeKind::kBlend: {
+        bool is_clip = s.kinds[i] == SceneNodeKind::kClip;
+        Box3 inner = is_clip ? inter(s.boxes[i], clip) : clip;
+        ++i;
+        Box3 leaves = visit(s, i, inner, out);
+        out[self] = is_clip ? inner : leaves;
+        out[i] = out[self];  // the end element
+        ++i;
+        acc = unite(acc, leaves);
+        break;
+      }
+      default: break;
+    }
+  }
+  return acc;
+}
+
+std::vector<Box3> reference(const Scene& s) {
+  std::vector<Box3> out(s.size());
+  size_t i = 0;
+  Box3 all{{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
+  visit(s, i, all, out);
+  return out;
+}
+
+TEST(TreeBBox, HandDerived) {
+  Scene s = parseScene(
+      "clip 0 0 10 10 {\n"
+      "  leaf 5 5 20 20\n"
+      "  blend {\n"
+      "    leaf 1 1 2 2\n"
+      "    clip 30 30 40 40 {\n"
+      "      leaf 30 30 35 35\n"
+      "    }\n"
+      "  }\n"
+      "}\n"
+      "blend {\n"
+      "}\n");
+  std::vector<Box3> out(s.size());
+  treeBoundingBoxes(s, out.data(), Execution{});
+  EXPECT_EQ(out[1], (Box3{{5, 5, 0}, {10, 10, 0}}));  // clipped by the outer clip
+  EXPECT_EQ(out[2], (Box3{{1, 1, 0}, {2, 2, 0}}));    // blend: the clipped-away leaf adds nothing
+  EXPECT_TRUE(out[4].empty());                        // clip disjoint from its parent
+  EXPECT_TRUE(out[5].empty());
+  EXPECT_TRUE(out[9].empty());                        // blend without leaves
+  EXPECT_EQ(out[10], out[9]);
+}
+
+TEST(TreeBBox, RandomScenesMatchRecursiveReference) {
+  for (int dims : {2, 3}) {
+    for (uint64_t n : {0, 1, 2, 10, 100, 1000, 20000}) {
+      Scene s = randomScene(n, 100 + n, dims);
+      ASSERT_EQ(s.size(), n);
+      std::vector<Box3> ref = reference(s);
+      for (Backend b : {Backend::kSerial, Backend::kCpu}) {
+        if (!backendAvailable(b)) continue;
+        std::vector<Box3> out(n, Box3{{7, 7, 7}, {7, 7, 7}});  // poison
+        treeBoundingBoxes(s, out.data(), Execution{b, 2});
+        for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], ref[i]) << "element " << i << " dims " << dims;
+      }
+    }
+  }
+}
+
+TEST(SceneFormat, RoundTrip) {
+  for (int dims : {2, 3}) {
+    Scene s = randomScene(500, 9, dims);
+    Scene back = parseScene(writeScene(s));
+    EXPECT_EQ(back.dimensions, dims);
+    ASSERT_EQ(back.kinds, s.kinds);
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s.kinds[i] == SceneNodeKind::kLeaf || s.kinds[i] == SceneNodeKind::kClip) {
+        EXPECT_EQ(back.boxes[i], s.boxes[i]);
+      }
+    }
+  }
+}
+
+void expectParseError(const std::string& text, int line, int column) {
+  try {
+    parseScene(text, "x.scene");
+    FAIL() << "no error for: " << text;
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.location().line, line) << e.what();
+    EXPECT_EQ(e.location().column, column) << e.what();
+    EXPECT_NE(std::string(e.what()).find("x.scene:"), std::string::npos);
+  }
+}
+
+TEST(SceneFormat, Errors) {
+  expectParseError("leaf 0 0 1\n", 1, 1);              // 3 numbers
+  expectParseError("leaf 0 0 1 1\n  }\n", 2, 3);       // unmatched close
+  expectParseError("blend {\n  clip 0 0 1 1 {\n}\n", 1, 1);  // never closed
+  expectParseError("leaf 0 0 1 1\nleaf 0 0 0 1 1 1\n", 2, 1);  // 2D then 3D
+  expectParseError("leaf 0 0 q 1\n", 1, 10);
+  expectParseError("leaf 2 0 1 1\n", 1, 6);            // min > max
+  expectParseError("clip 0 0 1 1\n}\n", 1, 13);        // missing {
+  expectParseError("# ok\nsquare 1\n", 2, 1);
+}
+
+}  // namespace
+}  // namespace procgen
