@@ -166,15 +166,32 @@ struct RangeSummary {
   uint64_t unmatchedOpens() const { return static_cast<uint64_t>(end_sp - min_sp); }
 };
 
+/// Largest sp - (running minimum of sp) over in[begin, end), starting from
+/// sp = sp0 with running minimum min0: the stack depth ignoring anything below
+/// the range. Input-only rescan for the rare blocks that set a new minimum.
+inline int64_t maxLocalDepth(const uint8_t* in, uint64_t begin, uint64_t end,
+                             const DeltaTable& table, int64_t sp0, int64_t min0) {
+  int64_t sp = sp0, run_min = std::min(min0, sp0), best = sp0 - run_min;
+  for (uint64_t i = begin; i < end; ++i) {
+    sp += table[in[i]];
+    run_min = std::min(run_min, sp);
+    best = std::max(best, sp - run_min);
+  }
+  return best;
+}
+
 /// Runs the stack loop over in[begin, end), writing out[begin, end).
-/// kStats: also track max_sp and max_local (two more min/max per element).
+/// kStats: also track max_sp (one more max per element); with exact_local
+/// also max_local, exact, by rescanning the input of the few blocks that set
+/// a new running minimum (elsewhere it is max_sp - running minimum).
 /// `flagged` (may be null): receives the start of every block in which an
 /// element may have read a slot below the base (a fill value).
 /// On return the unmatched opens of the range are stack positions
 /// (min_sp, end_sp], bottom first, at stack.origin().
 template <typename Index, bool kStats>
 RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const DeltaTable& table,
-                          Index* out, LocalStack<Index>& stack, std::vector<uint64_t>* flagged) {
+                          Index* out, LocalStack<Index>& stack, std::vector<uint64_t>* flagged,
+                          bool exact_local = true) {
   const int8_t* delta = table.data();
   int64_t sp = 0;
   int64_t run_min = 0;
@@ -184,27 +201,33 @@ RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const
     uint64_t e = std::min<uint64_t>(end, b + kBlock);
     Index* s = stack.ensure(sp, static_cast<int64_t>(e - b));
     const int64_t start_min = run_min;
+    const int64_t start_sp = sp;
     int64_t blk_min = sp;
     int64_t blk_max = sp;
-    int64_t blk_local = max_local;
-    for (uint64_t i = b; i < e; ++i) {
-      const int64_t d = delta[in[i]];
+    for (uint64_t g = b; g < e; g += 16) {
       // Closes walk down a stack that may be far older than the caches
       // (deep nesting): fetch ahead, the hardware does not for this stream.
+      // Once per 16 elements is enough (16 int32 slots per cache line).
       __builtin_prefetch(s + sp - 64);
-      out[i] = s[sp];
-      s[sp + 1] = static_cast<Index>(i);
-      sp += d;
-      blk_min = std::min(blk_min, sp);
-      if constexpr (kStats) {
-        blk_max = std::max(blk_max, sp);
-        blk_local = std::max(blk_local, sp - std::min(start_min, blk_min));
+      const uint64_t ge = std::min<uint64_t>(e, g + 16);
+      for (uint64_t i = g; i < ge; ++i) {
+        const int64_t d = delta[in[i]];
+        out[i] = s[sp];
+        s[sp + 1] = static_cast<Index>(i);
+        sp += d;
+        blk_min = std::min(blk_min, sp);
+        if constexpr (kStats) blk_max = std::max(blk_max, sp);
       }
     }
     if (flagged && blk_min <= start_min) flagged->push_back(b);
+    if constexpr (kStats) {
+      if (blk_min >= start_min)
+        max_local = std::max(max_local, blk_max - start_min);
+      else if (exact_local)
+        max_local = std::max(max_local, maxLocalDepth(in, b, e, table, start_sp, start_min));
+    }
     run_min = std::min(run_min, blk_min);
     max_sp = std::max(max_sp, blk_max);
-    max_local = blk_local;
   }
   RangeSummary r;
   r.end_sp = sp;

@@ -74,7 +74,8 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
       // 1. resolve
       stack.reset(/*placeholders=*/true, 0);
       flagged.clear();
-      RangeSummary r = resolveRange<Index, kStats>(in, begin, end, table, out, stack, &flagged);
+      RangeSummary r = resolveRange<Index, kStats>(in, begin, end, table, out, stack, &flagged,
+                                                             /*exact_local=*/false);
       const uint64_t a = r.unmatchedCloses();
       const uint64_t b = r.unmatchedOpens();
       Index* origin = stack.origin();
@@ -134,8 +135,11 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
       }
       unmatched_close += a > depth_in ? a - depth_in : 0;
       if constexpr (kStats) {
-        uint64_t d = std::max<uint64_t>(depth_in + static_cast<uint64_t>(r.max_sp),
-                                        static_cast<uint64_t>(r.max_local));
+        // Only when the chunk pops below the real stack bottom (unmatched
+        // closes) can the depth relative to its own minimum be larger.
+        uint64_t d = depth_in + static_cast<uint64_t>(r.max_sp);
+        if (depth_in < a)
+          d = std::max<uint64_t>(d, static_cast<uint64_t>(maxLocalDepth(in, begin, end, table, 0, 0)));
         max_depth = std::max(max_depth, d);
       }
       state[c].published.store(1, std::memory_order_release);
