@@ -95,7 +95,11 @@ class StackBuffer {
 };
 
 /// A stack addressed relative to its base (position 0 = the slot read by the
-/// first element); positions below 0 hold fill values, written on demand.
+/// first element); positions below 0 hold fill values, positions above the
+/// highest slot ever written hold -1, both written on demand one block ahead.
+/// So every addressable slot holds either a fill value or an element index
+/// written earlier — which lets resolveRange find a block's lowest and
+/// highest stack positions afterwards instead of tracking them per element.
 template <typename Index>
 class LocalStack {
  public:
@@ -109,17 +113,20 @@ class LocalStack {
     }
     base_ = capacity_ / 2;
     floor_ = 0;
+    ceil_ = 1;
     data_[base_] = fill(0);
   }
 
-  /// Makes positions [sp - count - 1, sp + count + 2) addressable and fills
-  /// the not yet filled ones below the base. Returns the pointer to position 0.
+  /// Makes positions [sp - count - 1, sp + count + 3) addressable and fills
+  /// the ones not yet filled. Returns the pointer to position 0.
   Index* ensure(int64_t sp, int64_t count) {
     int64_t low = sp - count - 1;
-    int64_t high = sp + count + 2;
+    int64_t high = sp + count + 3;
     if (base_ + low < 0 || base_ + high > capacity_) grow(low, high);
     for (int64_t p = floor_ - 1; p >= low; --p) data_[base_ + p] = fill(p);
+    for (int64_t p = ceil_; p < high; ++p) data_[base_ + p] = static_cast<Index>(-1);
     floor_ = std::min(floor_, low);
+    ceil_ = std::max(ceil_, high);
     return data_.get() + base_;
   }
 
@@ -131,10 +138,10 @@ class LocalStack {
   }
 
   void grow(int64_t low, int64_t high) {
-    // Keep the live range [floor_, top] (everything between is meaningful);
-    // double the room on the side that ran out.
+    // Keep the filled range [floor_, ceil_); leave 1.5x its span of room on
+    // both sides so growth is geometric in either direction.
     int64_t old_low = floor_;
-    int64_t old_high = capacity_ - base_;
+    int64_t old_high = ceil_;
     int64_t new_low = std::min(low, old_low);
     int64_t new_high = std::max(high, old_high);
     int64_t span = new_high - new_low;
@@ -153,6 +160,7 @@ class LocalStack {
   int64_t capacity_ = 0;
   int64_t base_ = 0;
   int64_t floor_ = 0;  // lowest filled position (<= 0)
+  int64_t ceil_ = 1;   // one past the highest filled position (>= 1)
   bool placeholders_ = false;
 };
 
@@ -202,8 +210,6 @@ RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const
     Index* s = stack.ensure(sp, static_cast<int64_t>(e - b));
     const int64_t start_min = run_min;
     const int64_t start_sp = sp;
-    int64_t blk_min = sp;
-    int64_t blk_max = sp;
     for (uint64_t g = b; g < e; g += 16) {
       // Closes walk down a stack that may be far older than the caches
       // (deep nesting): fetch ahead, the hardware does not for this stream.
@@ -215,9 +221,24 @@ RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const
         out[i] = s[sp];
         s[sp + 1] = static_cast<Index>(i);
         sp += d;
-        blk_min = std::min(blk_min, sp);
-        if constexpr (kStats) blk_max = std::max(blk_max, sp);
       }
+    }
+    // Each level q an element of the block started from wrote slot q+1 with
+    // an index >= b; every other slot holds a fill value or an older index
+    // (< b). Those levels are contiguous and include start_sp and
+    // max(start_sp, sp-1) and min(start_sp, sp+1), so the lowest one is the
+    // first q below with slot q < b and the highest is two below the first
+    // slot < b above; the final sp may lie one beyond either. Cost: the depth
+    // range of the block, not its length.
+    const Index mark = static_cast<Index>(b);
+    int64_t blk_min = std::min(start_sp, sp + 1);
+    while (s[blk_min] >= mark) --blk_min;
+    blk_min = std::min(blk_min, sp);
+    int64_t blk_max = std::max(start_sp, sp);
+    if constexpr (kStats) {
+      int64_t p = std::max(start_sp, sp - 1) + 1;
+      while (s[p] >= mark) ++p;
+      blk_max = std::max(p - 2, sp);
     }
     if (flagged && blk_min <= start_min) flagged->push_back(b);
     if constexpr (kStats) {
