@@ -94,6 +94,18 @@ class StackBuffer {
   bool mapped_ = false;
 };
 
+/// Supplies the slots below a LocalStack's base when they are known up front
+/// (the cpu backend's incoming stack): writes depths [first, last) — depth k
+/// is the slot at origin[-k] — and is called with consecutive ranges.
+template <typename Index>
+class FillSource {
+ public:
+  virtual void fill(Index* origin, int64_t first, int64_t last) = 0;
+
+ protected:
+  ~FillSource() = default;
+};
+
 /// A stack addressed relative to its base (position 0 = the slot read by the
 /// first element); positions below 0 hold fill values, positions above the
 /// highest slot ever written hold -1, both written on demand one block ahead.
@@ -104,8 +116,10 @@ template <typename Index>
 class LocalStack {
  public:
   /// `placeholders`: fill with -(k+2) for k slots below the base, else -1.
-  void reset(bool placeholders, int64_t expected_depth) {
+  /// With a `source`, the slots below the base come from it instead.
+  void reset(bool placeholders, int64_t expected_depth, FillSource<Index>* source = nullptr) {
     placeholders_ = placeholders;
+    source_ = source;
     int64_t want = std::max<int64_t>(4 * kBlock, 2 * expected_depth + 4 * kBlock);
     if (capacity_ < want) {
       data_.allocate(want);
@@ -114,7 +128,8 @@ class LocalStack {
     base_ = capacity_ / 2;
     floor_ = 0;
     ceil_ = 1;
-    data_[base_] = fill(0);
+    if (source_) source_->fill(data_.get() + base_, 0, 1);
+    else data_[base_] = fill(0);
   }
 
   /// Makes positions [sp - count - 1, sp + count + 3) addressable and fills
@@ -123,7 +138,8 @@ class LocalStack {
     int64_t low = sp - count - 1;
     int64_t high = sp + count + 3;
     if (base_ + low < 0 || base_ + high > capacity_) grow(low, high);
-    for (int64_t p = floor_ - 1; p >= low; --p) data_[base_ + p] = fill(p);
+    if (source_ && low < floor_) source_->fill(data_.get() + base_, -floor_ + 1, -low + 1);
+    else for (int64_t p = floor_ - 1; p >= low; --p) data_[base_ + p] = fill(p);
     for (int64_t p = ceil_; p < high; ++p) data_[base_ + p] = static_cast<Index>(-1);
     floor_ = std::min(floor_, low);
     ceil_ = std::max(ceil_, high);
@@ -162,6 +178,7 @@ class LocalStack {
   int64_t floor_ = 0;  // lowest filled position (<= 0)
   int64_t ceil_ = 1;   // one past the highest filled position (>= 1)
   bool placeholders_ = false;
+  FillSource<Index>* source_ = nullptr;
 };
 
 /// What one resolved range leaves behind (positions relative to its base).

@@ -47,6 +47,35 @@ struct alignas(64) ChunkState {
   std::atomic<int> published{0};
 };
 
+/// Walks a published stack from the top, one entry per depth: the slots below
+/// a chunk's base when its incoming stack is already known.
+template <typename Index>
+class SegmentCursor final : public FillSource<Index> {
+ public:
+  SegmentCursor(const std::vector<Segment>& segments, const ChunkState<Index>* state, int64_t top)
+      : segments_(segments), state_(state), seg_(top) {}
+  void fill(Index* origin, int64_t first, int64_t last) override {
+    for (int64_t k = first; k < last; ++k) {
+      Index v = static_cast<Index>(-1);
+      if (seg_ >= 0) {
+        const Segment& s = segments_[static_cast<size_t>(seg_)];
+        v = state_[s.chunk].opens[s.count - taken_ - 1];
+        if (++taken_ == s.count) {
+          seg_ = s.parent;
+          taken_ = 0;
+        }
+      }
+      origin[-k] = v;
+    }
+  }
+
+ private:
+  const std::vector<Segment>& segments_;
+  const ChunkState<Index>* state_;
+  int64_t seg_;
+  uint64_t taken_ = 0;
+};
+
 template <typename Index, bool kStats>
 MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t close, Index* out,
                         int threads, uint64_t chunk) {
@@ -71,11 +100,16 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
     for (uint64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
       const uint64_t begin = c * chunk;
       const uint64_t end = std::min(n, begin + chunk);
-      // 1. resolve
-      stack.reset(/*placeholders=*/true, 0);
+      // 1. resolve. When chunk c-1 has already published (always with one
+      // thread, often with staggered workers), the incoming stack is read
+      // directly and there is nothing to patch afterwards.
+      const bool direct = c == 0 || state[c - 1].published.load(std::memory_order_acquire) != 0;
+      SegmentCursor<Index> cursor(segments, state.get(), c > 0 && direct ? state[c - 1].top : -1);
+      stack.reset(/*placeholders=*/true, 0, direct ? &cursor : nullptr);
       flagged.clear();
-      RangeSummary r = resolveRange<Index, kStats>(in, begin, end, table, out, stack, &flagged,
-                                                             /*exact_local=*/false);
+      RangeSummary r = resolveRange<Index, kStats>(in, begin, end, table, out, stack,
+                                                   direct ? nullptr : &flagged,
+                                                   /*exact_local=*/false);
       const uint64_t a = r.unmatchedCloses();
       const uint64_t b = r.unmatchedOpens();
       Index* origin = stack.origin();
@@ -92,11 +126,11 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
         top = state[c - 1].top;
       }
       const uint64_t depth_in = top < 0 ? 0 : segments[static_cast<size_t>(top)].depth;
-      incoming.resize(a + 1);
+      incoming.resize(direct ? 0 : a + 1);
       uint64_t k = 0;
       int64_t seg = top;
       uint64_t seg_taken = 0;  // entries of `seg` already consumed from its top
-      while (k <= a && seg >= 0) {
+      while (!direct && k <= a && seg >= 0) {
         const Segment& s = segments[static_cast<size_t>(seg)];
         const Index* l = state[s.chunk].opens.data();
         uint64_t take = std::min<uint64_t>(s.count - seg_taken, a + 1 - k);
@@ -108,11 +142,9 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
           seg_taken = 0;
         }
       }
-      for (; k <= a; ++k) incoming[k] = static_cast<Index>(-1);
-      // After popping a entries the top is `seg` minus `seg_taken` entries —
-      // unless the walk stopped at entry a itself, which is still on the stack.
+      for (; !direct && k <= a; ++k) incoming[k] = static_cast<Index>(-1);
       {
-        // Recompute the pop exactly: a entries are removed.
+        // S_{c+1}: pop a entries (whole segments, then cut one), push l.
         int64_t node = top;
         uint64_t rem = a;
         while (node >= 0 && rem >= segments[static_cast<size_t>(node)].count) {
