@@ -58,7 +58,7 @@ class StackBuffer {
   ~StackBuffer() { release(); }
   Index* get() const { return data_; }
   Index& operator[](int64_t i) const { return data_[i]; }
-  void allocate(int64_t count) {
+  void allocate(int64_t count, bool huge_pages = true) {
     release();
     bytes_ = static_cast<size_t>(count) * sizeof(Index);
     if (bytes_ >= kHuge) {
@@ -66,7 +66,7 @@ class StackBuffer {
       void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (p == MAP_FAILED) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
-      madvise(p, bytes_, MADV_HUGEPAGE);
+      if (huge_pages) madvise(p, bytes_, MADV_HUGEPAGE);
 #endif
       data_ = static_cast<Index*>(p);
       mapped_ = true;

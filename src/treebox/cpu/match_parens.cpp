@@ -42,7 +42,7 @@ struct Segment {
 
 template <typename Index>
 struct alignas(64) ChunkState {
-  std::vector<Index> opens;  // l: unmatched opens, bottom first
+  const Index* opens = nullptr;  // l: unmatched opens, bottom first (in the shared pool)
   int64_t top = -1;          // segment on top of S_{c+1}, valid once published
   std::atomic<int> published{0};
 };
@@ -92,6 +92,9 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
   uint64_t unmatched_close = 0;
   uint64_t max_depth = 0;
   std::atomic<uint64_t> next{0};
+  StackBuffer<Index> pool;
+  pool.allocate(static_cast<int64_t>(n), /*huge_pages=*/false);
+  std::atomic<uint64_t> pool_next{0};
 
   auto worker = [&] {
     LocalStack<Index> stack;
@@ -113,7 +116,11 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
       const uint64_t a = r.unmatchedCloses();
       const uint64_t b = r.unmatchedOpens();
       Index* origin = stack.origin();
-      state[c].opens.assign(origin + r.min_sp + 1, origin + r.end_sp + 1);
+      // All l lists together hold at most n entries; one lazily mapped pool,
+      // cut by a bump pointer, touches only the pages actually used.
+      Index* l = pool.get() + pool_next.fetch_add(b, std::memory_order_relaxed);
+      std::copy(origin + r.min_sp + 1, origin + r.end_sp + 1, l);
+      state[c].opens = l;
 
       // 2. scan: S_c is what chunk c-1 published.
       int64_t top = -1;
@@ -132,7 +139,7 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
       uint64_t seg_taken = 0;  // entries of `seg` already consumed from its top
       while (!direct && k <= a && seg >= 0) {
         const Segment& s = segments[static_cast<size_t>(seg)];
-        const Index* l = state[s.chunk].opens.data();
+        const Index* l = state[s.chunk].opens;
         uint64_t take = std::min<uint64_t>(s.count - seg_taken, a + 1 - k);
         for (uint64_t t = 0; t < take; ++t) incoming[k + t] = l[s.count - seg_taken - 1 - t];
         k += take;
