@@ -55,18 +55,23 @@ class SegmentCursor final : public FillSource<Index> {
   SegmentCursor(const std::vector<Segment>& segments, const ChunkState<Index>* state, int64_t top)
       : segments_(segments), state_(state), seg_(top) {}
   void fill(Index* origin, int64_t first, int64_t last) override {
-    for (int64_t k = first; k < last; ++k) {
-      Index v = static_cast<Index>(-1);
-      if (seg_ >= 0) {
-        const Segment& s = segments_[static_cast<size_t>(seg_)];
-        v = state_[s.chunk].opens[s.count - taken_ - 1];
-        if (++taken_ == s.count) {
-          seg_ = s.parent;
-          taken_ = 0;
-        }
+    int64_t k = first;
+    while (k < last && seg_ >= 0) {
+      // A run of one segment is a reversed copy of part of its l list.
+      const Segment& s = segments_[static_cast<size_t>(seg_)];
+      const Index* l = state_[s.chunk].opens;
+      const uint64_t run = std::min<uint64_t>(s.count - taken_, static_cast<uint64_t>(last - k));
+      const Index* src = l + (s.count - taken_ - 1);
+      Index* dst = origin - k;
+      for (uint64_t t = 0; t < run; ++t) dst[-static_cast<int64_t>(t)] = src[-static_cast<int64_t>(t)];
+      k += static_cast<int64_t>(run);
+      taken_ += run;
+      if (taken_ == s.count) {
+        seg_ = s.parent;
+        taken_ = 0;
       }
-      origin[-k] = v;
     }
+    for (; k < last; ++k) origin[-k] = static_cast<Index>(-1);
   }
 
  private:
