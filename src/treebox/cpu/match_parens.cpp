@@ -6,17 +6,19 @@
 // in chunk order, and each chunk resolves its elements against its incoming
 // stack (the scan up to it). Here the three steps are fused into one pass over
 // memory, in the style of a decoupled look-back scan:
-//   1. resolve: the shared branch-free loop runs over the chunk with slots
-//      below its base filled with placeholders -(k+2) ("entry k from the top
-//      of the incoming stack"); its local stack then holds l, and a is known.
-//      The input is read and the output written exactly once, in any order.
+//   1. resolve: the shared branch-free loop runs over the chunk. If chunk
+//      c-1 has already published (look-back; always so with one thread) the
+//      slots below the base are read from the incoming stack; otherwise they
+//      hold placeholders -(k+2) ("entry k from the top of the incoming
+//      stack"). The local stack then holds l, and a is known.
 //   2. scan:    wait until chunk c-1 has published the stack after it, S_c;
 //      publish S_{c+1} = S_c ⊕ (a, l). S is a persistent list of segments
 //      (chunk j, first k entries of l_j), so the step costs O(segments
-//      popped), amortised O(1) per chunk; nothing is copied per element.
-//   3. patch:   copy the top a+1 entries of S_c and replace the placeholders,
-//      visiting only the blocks the loop flagged — the chunk's output is
-//      still in L2 from step 1.
+//      popped), amortised O(1) per chunk; l itself is copied once, into a
+//      pool shared by all chunks.
+//   3. patch:   (placeholder chunks only) copy the top a+1 entries of S_c and
+//      replace the placeholders, visiting only the blocks the loop flagged —
+//      the chunk's output is still in L2 from step 1.
 // Work and memory are linear in n with no bound on depth: the l lists hold
 // at most n entries in total and the segments 2 per chunk.
 #include <tbb/parallel_for.h>
