@@ -121,6 +121,7 @@ struct InterpretOptions {
   ViewSettings view;  ///< usually lsystem.view() with command-line overrides applied
   Execution execution;
   int32_t instance = 0;  ///< written into every segment and polygon
+  uint64_t seed = 1;     ///< keys ran() in homomorphism successors (use the derivation's seed)
 };
 
 /// Interprets `string` with a 3D turtle (ABOP §1.5): starts at the origin,

@@ -1,0 +1,210 @@
+// Derivation driver (paper §4.2): n steps of parallel rewriting, each followed
+// by decomposition (cpfg) and cutting ('%'). Written once over PassRunner, so
+// every backend shares the step logic, the random-number phases and the
+// memory-budget checks, and differs only in how a pass's stages are executed.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "lsystem/derive_stages.hpp"
+#include "lsystem/pass_runner.hpp"
+#include "procgen/error.hpp"
+#include "procgen/lsystem.hpp"
+
+namespace procgen {
+namespace detail {
+
+std::unique_ptr<PassRunner> makePassRunner(const Execution& execution) {
+  switch (execution.backend) {
+    case Backend::kSerial: return makeSerialPassRunner();
+    case Backend::kCpu:  // the multi-core pass runner comes with the parallel L-system issue
+    case Backend::kOpenCL: break;
+  }
+  throw BackendUnavailableError("L-system derivation has no '" +
+                                std::string(backendName(execution.backend)) +
+                                "' backend in this build");
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::ChunkCount;
+using detail::LSystemData;
+using detail::RuleTable;
+
+uint64_t physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return uint64_t{8} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+}
+
+std::string humanBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 5) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
+  return buf;
+}
+
+bool symbolCanAppear(const LSystemData& d, uint8_t symbol) {
+  if (std::find(d.axiom.symbols.begin(), d.axiom.symbols.end(), symbol) != d.axiom.symbols.end())
+    return true;
+  for (const RuleTable* t : {&d.productions, &d.decomposition})
+    for (const PgSuccessorModule& m : t->successors)
+      if (m.symbol == symbol) return true;
+  return false;
+}
+
+class Deriver {
+ public:
+  Deriver(const LSystemData& data, const DeriveOptions& options)
+      : data_(data),
+        options_(options),
+        runner_(detail::makePassRunner(options.execution)),
+        d0l_(detail::makeD0LTable(data, data.productions)),
+        productions_have_context_(data.productions.hasContext()),
+        decomposition_has_context_(data.decomposition.hasContext()),
+        cut_possible_(symbolCanAppear(data, '%')),
+        budget_bytes_(options.memory_budget_bytes ? options.memory_budget_bytes
+                                                  : physicalMemoryBytes() / 2) {}
+
+  int threads() const { return runner_->threads(); }
+
+  ModuleString run(int iterations, DeriveStats* stats) {
+    ModuleString current = data_.axiom;
+    decompose(current, 0);
+    if (cut_possible_) detail::cutBranches(current);
+    if (stats) {
+      *stats = DeriveStats{};
+      stats->threads = runner_->threads();
+    }
+    for (int step = 1; step <= iterations; ++step) {
+      rewritePass(current, data_.productions, productions_have_context_, phase(step, 0), step);
+      decompose(current, step);
+      if (cut_possible_) detail::cutBranches(current);
+      if (stats) {
+        stats->iterations = step;
+        stats->modules_total += current.size();
+        stats->step_modules.push_back(current.size());
+      }
+      if (options_.progress) options_.progress(step, iterations, current.size());
+    }
+    if (stats) stats->modules = current.size();
+    return current;
+  }
+
+ private:
+  static uint32_t phase(int step, int pass) {
+    return (static_cast<uint32_t>(step) << 8) | static_cast<uint32_t>(pass & 0xff);
+  }
+
+  void decompose(ModuleString& s, int step) {
+    if (data_.decomposition.empty()) return;
+    int depth = std::clamp(data_.decomposition.max_depth, 1, 255);
+    for (int pass = 1; pass <= depth; ++pass)
+      if (!rewritePass(s, data_.decomposition, decomposition_has_context_, phase(step, pass), step))
+        break;
+  }
+
+  void checkBudget(const ChunkCount& c, bool has_context, int step, uint64_t current_bytes) {
+    if (options_.max_modules && c.modules > options_.max_modules) {
+      throw ResourceError("derivation step " + std::to_string(step) + " would produce " +
+                          std::to_string(c.modules) + " modules, over --max-modules " +
+                          std::to_string(options_.max_modules) + "; stopped before allocating");
+    }
+    const bool parametric = data_.parametric;
+    // next string + the choice and partner arrays of the pass after it
+    double per_module = 1.0 + (parametric ? 8.0 : 0.0) + 4.0 + (has_context ? 8.0 : 0.0);
+    double projected = per_module * static_cast<double>(c.modules) + 4.0 * static_cast<double>(c.params);
+    if (projected + static_cast<double>(current_bytes) > static_cast<double>(budget_bytes_)) {
+      throw ResourceError("derivation step " + std::to_string(step) + " would produce " +
+                          std::to_string(c.modules) + " modules (" + humanBytes(projected) +
+                          "), over the memory budget of " + humanBytes(static_cast<double>(budget_bytes_)) +
+                          "; stopped before allocating (lower -n, or see --max-modules)");
+    }
+  }
+
+  static uint64_t bytesOf(const ModuleString& s) {
+    return s.symbols.size() + 8 * s.param_offsets.size() + 4 * s.params.size();
+  }
+
+  /// One pass of parallel rewriting with `table`; returns false when no module was rewritten.
+  bool rewritePass(ModuleString& s, const RuleTable& table, bool has_context, uint32_t phase_id,
+                   int step) {
+    if (table.empty()) return false;
+    const uint64_t n = s.size();
+    if (&table == &data_.productions && d0l_.usable) {
+      uint64_t total = runner_->countD0L(d0l_, s.symbols.data(), n);
+      checkBudget(ChunkCount{total, 0, n}, false, step, bytesOf(s));
+      next_.symbols.resize(total);
+      runner_->rewriteD0L(d0l_, s.symbols.data(), n, next_.symbols.data());
+      std::swap(s.symbols, next_.symbols);
+      return true;
+    }
+
+    detail::RewritePass pass;
+    pass.data = &data_;
+    pass.table = &table;
+    pass.rules = data_.rules(table);
+    pass.in = detail::stringView(s);
+    pass.seed = options_.seed;
+    pass.phase = phase_id;
+    pass.parametric = data_.parametric;
+    if (has_context && std::find_if(s.symbols.begin(), s.symbols.end(), [](uint8_t c) {
+                         return c == '[' || c == ']';
+                       }) != s.symbols.end()) {
+      partner_.resize(n);
+      runner_->bracketPartners(s.symbols.data(), n, partner_.data());
+      pass.partner = partner_.data();
+    }
+    choice_.resize(n);
+    ChunkCount c = runner_->count(pass, choice_.data());
+    if (c.rewritten == 0) return false;
+    checkBudget(c, has_context, step, bytesOf(s));
+    next_.symbols.resize(c.modules);
+    if (data_.parametric) {
+      next_.param_offsets.resize(c.modules + 1);
+      next_.params.resize(c.params);
+    } else {
+      next_.param_offsets.clear();
+      next_.params.clear();
+    }
+    runner_->rewrite(pass, choice_.data(), next_);
+    if (data_.parametric) next_.param_offsets[c.modules] = c.params;
+    std::swap(s, next_);
+    return true;
+  }
+
+  const LSystemData& data_;
+  const DeriveOptions& options_;
+  std::unique_ptr<detail::PassRunner> runner_;
+  detail::D0LTable d0l_;
+  bool productions_have_context_;
+  bool decomposition_has_context_;
+  bool cut_possible_;
+  uint64_t budget_bytes_;
+  ModuleString next_;
+  std::vector<int32_t> choice_;
+  std::vector<int64_t> partner_;
+};
+
+}  // namespace
+
+ModuleString derive(const LSystem& lsystem, const DeriveOptions& options, DeriveStats* stats) {
+  const LSystemData& data = lsystem.data();
+  int iterations = options.iterations.value_or(data.derivation_length);
+  if (iterations < 0) throw Error("the number of derivation steps must be non-negative");
+  Deriver deriver(data, options);
+  return deriver.run(iterations, stats);
+}
+
+}  // namespace procgen

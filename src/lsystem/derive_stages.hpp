@@ -1,0 +1,74 @@
+// The stages of one rewriting pass (paper §4.2, Figure 4): count → scan →
+// rewrite. A pass reads one module string and one rule table (productions or
+// decomposition) and writes the next string. The stage functions work on a
+// chunk [begin, end) of the input, so the serial backend calls them once over
+// the whole string and the cpu backend calls them per chunk in parallel with
+// a scan of the chunk counts in between; both produce identical output.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lsystem/lsystem_data.hpp"
+#include "lsystem/tables.h"
+
+namespace procgen::detail {
+
+/// Everything a pass reads. `partner` is the bracket partner array of `in`
+/// (see match.h), or null when the rule table has no context productions or
+/// the string has no brackets.
+struct RewritePass {
+  const LSystemData* data = nullptr;
+  const RuleTable* table = nullptr;
+  PgRules rules{};
+  PgStringView in{};
+  const int64_t* partner = nullptr;
+  uint64_t seed = 0;
+  uint32_t phase = 0;
+  bool parametric = false;  ///< output carries param_offsets
+};
+
+/// Output size of a chunk; `rewritten` counts modules a production applied to.
+struct ChunkCount {
+  uint64_t modules = 0;
+  uint64_t params = 0;
+  uint64_t rewritten = 0;
+  ChunkCount& operator+=(const ChunkCount& o) {
+    modules += o.modules;
+    params += o.params;
+    rewritten += o.rewritten;
+    return *this;
+  }
+};
+
+/// Stage "count": picks the production for each module of [begin, end)
+/// (choice[i], or PG_NO_PRODUCTION to copy) and returns the chunk's output size.
+ChunkCount countChunk(const RewritePass& pass, uint64_t begin, uint64_t end, int32_t* choice);
+
+/// Stage "rewrite": writes the successors of [begin, end) starting at output
+/// module `out_module` and parameter `out_param`. `out` is already sized.
+void rewriteChunk(const RewritePass& pass, uint64_t begin, uint64_t end, const int32_t* choice,
+                  uint64_t out_module, uint64_t out_param, ModuleString& out);
+
+/// D0L fast path (no parameters, contexts, conditions or stochastic choice):
+/// every character has at most one successor, so no choice array is needed.
+struct D0LTable {
+  bool usable = false;
+  uint32_t length[PG_SYMBOL_COUNT];            ///< successor length (1 for the identity)
+  std::vector<uint8_t> successor[PG_SYMBOL_COUNT];  ///< empty means identity
+};
+D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table);
+uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end);
+void rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end,
+                     uint8_t* out);
+
+/// Bracket partners of `s` (match.h convention): a serial stack pass.
+/// Unmatched brackets get -1.
+void bracketPartnersSerial(const uint8_t* symbols, uint64_t n, int64_t* partner);
+
+/// Removes, for every '%', the module and the rest of its branch up to (not
+/// including) the ']' that closes the branch, or to the end at top level.
+/// Returns true when anything was removed.
+bool cutBranches(ModuleString& s);
+
+}  // namespace procgen::detail

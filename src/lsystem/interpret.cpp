@@ -1,0 +1,24 @@
+// interpret(): backend dispatch for turtle interpretation (paper §5).
+#include <string>
+
+#include "lsystem/serial/interpret.hpp"
+#include "procgen/error.hpp"
+#include "procgen/lsystem.hpp"
+
+namespace procgen {
+
+Geometry interpret(const LSystem& lsystem, const ModuleString& string, const InterpretOptions& options) {
+  Geometry geometry;
+  switch (options.execution.backend) {
+    case Backend::kSerial:
+      detail::interpretSerial(lsystem.data(), string, options, options.seed, geometry);
+      return geometry;
+    case Backend::kCpu:
+    case Backend::kOpenCL: break;
+  }
+  throw BackendUnavailableError("L-system interpretation has no '" +
+                                std::string(backendName(options.execution.backend)) +
+                                "' backend in this build");
+}
+
+}  // namespace procgen

@@ -1,0 +1,31 @@
+// A backend's implementation of the rewriting stages over a whole string. The
+// derivation driver (derive.cpp) is written once against this interface; the
+// serial runner calls the chunk stages once, the cpu runner per chunk with a
+// scan in between (paper §4.2).
+#pragma once
+
+#include <memory>
+
+#include "lsystem/derive_stages.hpp"
+#include "procgen/backend.hpp"
+
+namespace procgen::detail {
+
+class PassRunner {
+ public:
+  virtual ~PassRunner() = default;
+  virtual int threads() const = 0;
+  /// Stage count over the whole input: fills choice[0..n) and returns the output size.
+  virtual ChunkCount count(const RewritePass& pass, int32_t* choice) = 0;
+  /// Stage rewrite over the whole input, after count() of the same pass.
+  virtual void rewrite(const RewritePass& pass, const int32_t* choice, ModuleString& out) = 0;
+  virtual uint64_t countD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n) = 0;
+  virtual void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) = 0;
+  virtual void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) = 0;
+};
+
+std::unique_ptr<PassRunner> makeSerialPassRunner();
+/// Throws BackendUnavailableError when the backend is not built in.
+std::unique_ptr<PassRunner> makePassRunner(const Execution& execution);
+
+}  // namespace procgen::detail

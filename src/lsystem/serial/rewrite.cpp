@@ -1,0 +1,183 @@
+// Serial twins of the rewriting stages (paper §4.2): count, rewrite, and the
+// D0L fast path; see derive_stages.hpp. These functions are also what every
+// cpu-backend worker runs on its chunk.
+#include <cstring>
+#include <vector>
+
+#include "lsystem/derive_stages.hpp"
+#include "lsystem/match.h"
+
+namespace procgen::detail {
+
+ChunkCount countChunk(const RewritePass& pass, uint64_t begin, uint64_t end, int32_t* choice) {
+  ChunkCount c;
+  float slots[PG_MAX_FORMALS];
+  PgRandomStream rng{pass.seed, 0, pass.phase, 0};
+  const PgProduction* prods = pass.table->productions.data();
+  for (uint64_t i = begin; i < end; ++i) {
+    int32_t j = PG_NO_PRODUCTION;
+    if (pass.rules.first_by_symbol[pass.in.symbols[i]] != PG_NO_PRODUCTION) {
+      rng.position = i;
+      j = pgFindProduction(&pass.rules, &pass.in, pass.partner, i, slots, &rng);
+    }
+    choice[i] = j;
+    if (j == PG_NO_PRODUCTION) {
+      c.modules += 1;
+      c.params += static_cast<uint64_t>(pgParamCount(&pass.in, i));
+    } else {
+      c.modules += static_cast<uint64_t>(prods[j].succ_count);
+      c.params += static_cast<uint64_t>(prods[j].succ_params);
+      c.rewritten += 1;
+    }
+  }
+  return c;
+}
+
+void rewriteChunk(const RewritePass& pass, uint64_t begin, uint64_t end, const int32_t* choice,
+                  uint64_t out_module, uint64_t out_param, ModuleString& out) {
+  float slots[PG_MAX_FORMALS];
+  PgRandomStream rng{pass.seed, 0, pass.phase, 0};
+  const PgRules& rules = pass.rules;
+  const PgStringView& in = pass.in;
+  uint8_t* out_symbols = out.symbols.data();
+  uint64_t* out_offsets = pass.parametric ? out.param_offsets.data() : nullptr;
+  float* out_params = out.params.data();
+  const bool in_parametric = in.param_offsets != nullptr;
+
+  for (uint64_t i = begin; i < end; ++i) {
+    int32_t j = choice[i];
+    if (j == PG_NO_PRODUCTION) {
+      out_symbols[out_module] = in.symbols[i];
+      if (out_offsets) {
+        out_offsets[out_module] = out_param;
+        if (in_parametric) {
+          for (uint64_t k = in.param_offsets[i]; k < in.param_offsets[i + 1]; ++k)
+            out_params[out_param++] = in.params[k];
+        }
+      }
+      ++out_module;
+      continue;
+    }
+    const PgProduction& p = rules.productions[j];
+    if (!out_offsets) {
+      // No parameters anywhere: the successor is just its letters.
+      const PgSuccessorModule* succ = rules.successors + p.succ_begin;
+      for (int32_t m = 0; m < p.succ_count; ++m) out_symbols[out_module + m] = static_cast<uint8_t>(succ[m].symbol);
+      out_module += static_cast<uint64_t>(p.succ_count);
+      continue;
+    }
+    if (p.num_formals) pgBindProduction(&rules, j, &in, pass.partner, i, slots);
+    rng.position = i;
+    rng.draws = PG_DRAW_SUCCESSOR;
+    for (int32_t m = 0; m < p.succ_count; ++m) {
+      const PgSuccessorModule sm = rules.successors[p.succ_begin + m];
+      out_symbols[out_module] = static_cast<uint8_t>(sm.symbol);
+      out_offsets[out_module] = out_param;
+      for (int32_t k = 0; k < sm.num_params; ++k)
+        out_params[out_param++] = pgEval(&rules, rules.successor_exprs[sm.first_expr + k], slots, &rng);
+      ++out_module;
+    }
+  }
+}
+
+D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
+  D0LTable t;
+  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) t.length[c] = 1;
+  if (data.parametric) return t;
+  std::vector<int> productions_per_symbol(PG_SYMBOL_COUNT, 0);
+  for (const PgProduction& p : table.productions) {
+    if (p.lc_count || p.rc_count || p.condition >= 0 || p.probability != PG_NOT_STOCHASTIC)
+      return t;
+    if (++productions_per_symbol[p.predecessor] > 1) return t;  // first would win; keep generic
+  }
+  for (const PgProduction& p : table.productions) {
+    auto& succ = t.successor[p.predecessor];
+    succ.clear();
+    for (int32_t m = 0; m < p.succ_count; ++m)
+      succ.push_back(static_cast<uint8_t>(table.successors[p.succ_begin + m].symbol));
+    t.length[p.predecessor] = static_cast<uint32_t>(p.succ_count);
+    if (succ.empty()) succ.push_back(0);  // keep "empty successor" distinct from identity
+  }
+  t.usable = true;
+  return t;
+}
+
+uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end) {
+  uint64_t histogram[PG_SYMBOL_COUNT] = {};
+  for (uint64_t i = begin; i < end; ++i) ++histogram[symbols[i]];
+  uint64_t total = 0;
+  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) total += histogram[c] * t.length[c];
+  return total;
+}
+
+void rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end,
+                     uint8_t* out) {
+  for (uint64_t i = begin; i < end; ++i) {
+    const uint8_t c = symbols[i];
+    const uint32_t len = t.length[c];
+    if (t.successor[c].empty()) {
+      *out++ = c;
+    } else {
+      std::memcpy(out, t.successor[c].data(), len);
+      out += len;
+    }
+  }
+}
+
+void bracketPartnersSerial(const uint8_t* symbols, uint64_t n, int64_t* partner) {
+  std::vector<int64_t> stack;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint8_t c = symbols[i];
+    if (c == '[') {
+      partner[i] = -1;
+      stack.push_back(static_cast<int64_t>(i));
+    } else if (c == ']') {
+      if (stack.empty()) {
+        partner[i] = -1;
+      } else {
+        partner[i] = stack.back();
+        partner[stack.back()] = static_cast<int64_t>(i);
+        stack.pop_back();
+      }
+    }
+  }
+}
+
+bool cutBranches(ModuleString& s) {
+  const uint64_t n = s.size();
+  const bool parametric = s.parametric();
+  uint64_t w = 0, wp = 0;  // write positions (modules, params)
+  bool removed = false;
+  for (uint64_t i = 0; i < n;) {
+    if (s.symbols[i] == '%') {
+      // Skip to the ']' that closes the current branch (kept), or the end.
+      removed = true;
+      int64_t depth = 0;
+      uint64_t j = i + 1;
+      for (; j < n; ++j) {
+        if (s.symbols[j] == '[') ++depth;
+        else if (s.symbols[j] == ']' && depth-- == 0) break;
+      }
+      i = j;
+      continue;
+    }
+    s.symbols[w] = s.symbols[i];
+    if (parametric) {
+      uint64_t b = s.param_offsets[i], e = s.param_offsets[i + 1];
+      s.param_offsets[w] = wp;
+      for (uint64_t k = b; k < e; ++k) s.params[wp++] = s.params[k];
+    }
+    ++w;
+    ++i;
+  }
+  if (!removed) return false;
+  s.symbols.resize(w);
+  if (parametric) {
+    s.param_offsets.resize(w + 1);
+    s.param_offsets[w] = wp;
+    s.params.resize(wp);
+  }
+  return true;
+}
+
+}  // namespace procgen::detail
