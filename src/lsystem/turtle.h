@@ -135,6 +135,19 @@ PROCGEN_FN void pgTurtleRollHorizontal(PgTurtle* t) {
   pgCross(t->h, t->l, t->u);
 }
 
+/* 1 when `symbol` changes the turtle or emits something; other modules (A, X,
+ * ...) leave it alone, so interpreters may skip them without calling
+ * pgTurtleApply. Keep in sync with the switch below. */
+PROCGEN_FN int pgTurtleActs(pg_u8 symbol) {
+  switch (symbol) {
+    case 'F': case 'f': case 'G': case 'g': case '+': case '-': case '&': case '^': case '\\':
+    case '/': case '|': case '$': case '!': case '\'': case '[': case ']': case '{': case '.':
+    case '}':
+      return 1;
+    default: return 0;
+  }
+}
+
 /* Applies one module to the turtle. `params` holds the module's parameters
  * (count `nparams`). Returns what the caller must emit (PgTurtleAction). */
 PROCGEN_FN int pgTurtleApply(PgTurtle* t, pg_u8 symbol, const float* params, pg_i32 nparams,
