@@ -20,7 +20,11 @@ namespace detail {
 std::unique_ptr<PassRunner> makePassRunner(const Execution& execution) {
   switch (execution.backend) {
     case Backend::kSerial: return makeSerialPassRunner();
-    case Backend::kCpu:  // the multi-core pass runner comes with the parallel L-system issue
+#if PROCGEN_HAVE_TBB
+    case Backend::kCpu: return makeCpuPassRunner(execution.threads);
+#else
+    case Backend::kCpu:
+#endif
     case Backend::kOpenCL: break;
   }
   throw BackendUnavailableError("L-system derivation has no '" +
@@ -82,7 +86,7 @@ class Deriver {
   ModuleString run(int iterations, DeriveStats* stats) {
     ModuleString current = data_.axiom;
     decompose(current, 0);
-    if (cut_possible_) detail::cutBranches(current);
+    if (cut_possible_) runner_->cut(current);
     if (stats) {
       *stats = DeriveStats{};
       stats->threads = runner_->threads();
@@ -90,7 +94,7 @@ class Deriver {
     for (int step = 1; step <= iterations; ++step) {
       rewritePass(current, data_.productions, productions_have_context_, phase(step, 0), step);
       decompose(current, step);
-      if (cut_possible_) detail::cutBranches(current);
+      if (cut_possible_) runner_->cut(current);
       if (stats) {
         stats->iterations = step;
         stats->modules_total += current.size();

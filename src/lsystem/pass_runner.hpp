@@ -22,9 +22,16 @@ class PassRunner {
   virtual uint64_t countD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n) = 0;
   virtual void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) = 0;
   virtual void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) = 0;
+  /// Stage cut: removes every '%' and the rest of its branch (cutBranches);
+  /// returns true when anything was removed. The serial twin is the default.
+  virtual bool cut(ModuleString& s) { return cutBranches(s); }
 };
 
 std::unique_ptr<PassRunner> makeSerialPassRunner();
+#if PROCGEN_HAVE_TBB
+/// cpu/pass_runner.cpp: `threads` <= 0 means all hardware threads.
+std::unique_ptr<PassRunner> makeCpuPassRunner(int threads);
+#endif
 /// Throws BackendUnavailableError when the backend is not built in.
 std::unique_ptr<PassRunner> makePassRunner(const Execution& execution);
 

@@ -1,0 +1,42 @@
+// The cpu backend's arena and chunking policy (see executor.hpp).
+#include "lsystem/cpu/executor.hpp"
+
+#include <tbb/info.h>
+
+namespace procgen::detail {
+namespace {
+std::atomic<uint64_t> chunk_override{0};
+}  // namespace
+
+void setCpuChunkOverrideForTesting(uint64_t modules) { chunk_override.store(modules); }
+uint64_t cpuChunkOverride() { return chunk_override.load(); }
+
+CpuExecutor::CpuExecutor(int threads)
+    : threads_(threads > 0 ? threads : tbb::info::default_concurrency()),
+      arena_(threads_ > 0 ? threads_ : 1) {
+  // The global scheduler caps workers at the core count; a request for more
+  // (e.g. 7 threads on 2 cores in the parity tests) raises the cap while this
+  // executor lives.
+  if (threads_ > tbb::info::default_concurrency())
+    oversubscribe_.emplace(tbb::global_control::max_allowed_parallelism,
+                           static_cast<size_t>(threads_));
+}
+
+ChunkPlan CpuExecutor::plan(uint64_t n, uint64_t default_size) const {
+  ChunkPlan p;
+  p.n = n;
+  uint64_t size = cpuChunkOverride();
+  if (size == 0) {
+    // Several chunks per thread so work stealing evens out chunks whose
+    // successors are much longer than others'; never so small that the
+    // per-chunk overhead shows.
+    constexpr uint64_t kMinChunk = 2048;
+    const uint64_t target = (n + 8 * static_cast<uint64_t>(threads_) - 1) / (8 * static_cast<uint64_t>(threads_));
+    size = std::max(kMinChunk, std::min(default_size, target));
+  }
+  p.size = std::max<uint64_t>(size, 1);
+  p.count = (n + p.size - 1) / p.size;
+  return p;
+}
+
+}  // namespace procgen::detail

@@ -1,0 +1,77 @@
+// The cpu backend's execution context for L-systems: a oneTBB arena limited to
+// the requested thread count and the chunking policy every cpu stage shares
+// (paper §4.2 and §5: the string is cut into chunks of consecutive modules,
+// each chunk is one independent piece of work).
+#pragma once
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+namespace procgen::detail {
+
+/// Test hook: when non-zero, every cpu L-system stage cuts its input into
+/// chunks of this many modules (tests force tiny chunks so that contexts,
+/// brackets and branches straddle chunk borders). 0 restores the default.
+void setCpuChunkOverrideForTesting(uint64_t modules);
+uint64_t cpuChunkOverride();
+
+/// A contiguous partition of [0, n) into `count` chunks of `size` modules
+/// (the last one shorter).
+struct ChunkPlan {
+  uint64_t n = 0;
+  uint64_t size = 1;
+  uint64_t count = 0;
+  uint64_t begin(uint64_t c) const { return c * size; }
+  uint64_t end(uint64_t c) const { return std::min(n, (c + 1) * size); }
+};
+
+class CpuExecutor {
+ public:
+  /// `threads` <= 0 means all hardware threads. More threads than cores are
+  /// honoured (oversubscription), so parity tests see the partitions they ask for.
+  explicit CpuExecutor(int threads);
+
+  int threads() const { return threads_; }
+
+  /// Chunks for a stage over n modules: `default_size` modules each (balanced
+  /// by input size), at least enough chunks for every thread to steal from,
+  /// unless the test override is set.
+  ChunkPlan plan(uint64_t n, uint64_t default_size) const;
+
+  /// Runs body(c) for every chunk c of `plan`, in parallel inside the arena
+  /// (serially when there is one chunk or one thread).
+  template <typename Body>
+  void forEachChunk(const ChunkPlan& plan, Body&& body) {
+    if (plan.count == 0) return;
+    if (plan.count == 1 || threads_ == 1) {
+      for (uint64_t c = 0; c < plan.count; ++c) body(c);
+      return;
+    }
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<uint64_t>(0, plan.count, 1),
+                        [&](const tbb::blocked_range<uint64_t>& r) {
+                          for (uint64_t c = r.begin(); c != r.end(); ++c) body(c);
+                        },
+                        tbb::simple_partitioner());
+    });
+  }
+
+  /// Runs f() inside the arena (for task_group / parallel_for_each users).
+  template <typename F>
+  void execute(F&& f) {
+    arena_.execute(std::forward<F>(f));
+  }
+
+ private:
+  int threads_;
+  std::optional<tbb::global_control> oversubscribe_;
+  tbb::task_arena arena_;
+};
+
+}  // namespace procgen::detail

@@ -1,0 +1,259 @@
+// The cpu backend's pass runner (oneTBB). Paper §4.2, Figure 4: every
+// rewriting pass is count → scan → rewrite. The input string is cut into
+// chunks balanced by input size; each chunk runs the serial stage functions of
+// derive_stages.hpp (count, rewrite, and the D0L fast path) on its range, and an
+// exclusive scan of the chunk counts gives every chunk its output offsets, so
+// the result is bit-identical to the serial runner's for any chunking and any
+// thread count (stochastic choices are keyed by module position, not by chunk).
+// Context search reads across chunk borders through the bracket partner array,
+// which comes from the treebox parallel parentheses matcher (Levien §4, the
+// replacement for the paper's depth-bucketed hierarchy extraction). The cut
+// pass ('%') is parallel too: positions of '%' per chunk, their branch ends from
+// the matched brackets, a scan over chunks to drop cuts nested in earlier ones,
+// and a compaction (count kept modules per chunk → scan → copy).
+#include "lsystem/pass_runner.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "lsystem/cpu/executor.hpp"
+#include "procgen/treebox.hpp"
+
+namespace procgen::detail {
+namespace {
+
+/// Default chunk of the rewriting stages: big enough to amortise the task,
+/// small enough that a chunk's output stays in L2 and threads can steal.
+constexpr uint64_t kRewriteChunk = uint64_t{1} << 15;
+
+/// A cut removes [begin, end): from the '%' to the ']' closing its branch.
+struct CutRange {
+  uint64_t begin;
+  uint64_t end;
+};
+
+class CpuPassRunner final : public PassRunner {
+ public:
+  explicit CpuPassRunner(int threads) : exec_(threads) {}
+
+  int threads() const override { return exec_.threads(); }
+
+  ChunkCount count(const RewritePass& pass, int32_t* choice) override {
+    plan_ = exec_.plan(pass.in.length, kRewriteChunk);
+    counts_.assign(plan_.count + 1, ChunkCount{});
+    exec_.forEachChunk(plan_, [&](uint64_t c) {
+      counts_[c] = countChunk(pass, plan_.begin(c), plan_.end(c), choice);
+    });
+    // Exclusive scan: counts_[c] becomes the output offset of chunk c.
+    ChunkCount total;
+    for (uint64_t c = 0; c < plan_.count; ++c) {
+      ChunkCount here = counts_[c];
+      counts_[c] = total;
+      total += here;
+    }
+    counts_[plan_.count] = total;
+    return total;
+  }
+
+  void rewrite(const RewritePass& pass, const int32_t* choice, ModuleString& out) override {
+    // The plan and offsets of the count() call of the same pass.
+    exec_.forEachChunk(plan_, [&](uint64_t c) {
+      rewriteChunk(pass, plan_.begin(c), plan_.end(c), choice, counts_[c].modules, counts_[c].params, out);
+    });
+  }
+
+  uint64_t countD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n) override {
+    plan_ = exec_.plan(n, kRewriteChunk);
+    offsets_.assign(plan_.count + 1, 0);
+    exec_.forEachChunk(plan_, [&](uint64_t c) {
+      offsets_[c] = countChunkD0L(t, symbols, plan_.begin(c), plan_.end(c));
+    });
+    uint64_t total = 0;
+    for (uint64_t c = 0; c < plan_.count; ++c) {
+      uint64_t here = offsets_[c];
+      offsets_[c] = total;
+      total += here;
+    }
+    offsets_[plan_.count] = total;
+    return total;
+  }
+
+  void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) override {
+    exec_.forEachChunk(plan_, [&](uint64_t c) {
+      rewriteChunkD0L(t, symbols, plan_.begin(c), plan_.end(c), out + offsets_[c]);
+    });
+  }
+
+  void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) override {
+    // matchBrackets leaves, for every ']', the index of its '[' (-1 when
+    // unmatched) and for every '[' the innermost '[' enclosing it (< its own
+    // index). Each ']' then writes its index into its '[' (one writer per
+    // '['); a '[' still holding a smaller index was never closed.
+    Execution e;
+    e.backend = Backend::kCpu;
+    e.threads = exec_.threads();
+    matchBrackets(symbols, n, '[', ']', partner, e);
+    const ChunkPlan plan = exec_.plan(n, kRewriteChunk);
+    exec_.forEachChunk(plan, [&](uint64_t c) {
+      for (uint64_t i = plan.begin(c), end = plan.end(c); i < end; ++i)
+        if (symbols[i] == ']' && partner[i] >= 0) partner[partner[i]] = static_cast<int64_t>(i);
+    });
+    exec_.forEachChunk(plan, [&](uint64_t c) {
+      for (uint64_t i = plan.begin(c), end = plan.end(c); i < end; ++i)
+        if (symbols[i] == '[' && partner[i] < static_cast<int64_t>(i)) partner[i] = -1;
+    });
+  }
+
+  bool cut(ModuleString& s) override;
+
+ private:
+  CpuExecutor exec_;
+  ChunkPlan plan_;
+  std::vector<ChunkCount> counts_;
+  std::vector<uint64_t> offsets_;
+  // cut() scratch, reused across steps
+  std::vector<int64_t> enclosing_;
+  std::vector<std::vector<CutRange>> chunk_cuts_;
+  std::vector<CutRange> cuts_;
+  ModuleString cut_out_;
+};
+
+bool CpuPassRunner::cut(ModuleString& s) {
+  const uint64_t n = s.size();
+  const uint8_t* symbols = s.symbols.data();
+  const ChunkPlan plan = exec_.plan(n, kRewriteChunk);
+
+  // 1. Where are the '%'? Most strings have none: then nothing else runs.
+  chunk_cuts_.resize(plan.count);
+  std::vector<uint8_t> has_cut(plan.count, 0);
+  exec_.forEachChunk(plan, [&](uint64_t c) {
+    const uint8_t* b = symbols + plan.begin(c);
+    const uint8_t* e = symbols + plan.end(c);
+    has_cut[c] = std::find(b, e, '%') != e;
+  });
+  if (std::find(has_cut.begin(), has_cut.end(), 1) == has_cut.end()) return false;
+
+  // 2. Branch ends. enclosing_[i] = innermost '[' around i (matchBrackets);
+  // every matched ']' then stores itself into its '[' slot, so for a '%' at i
+  // with enclosing '[' o the cut ends at enclosing_[o] when that is > o (else
+  // o is never closed: the cut runs to the end). A '%' at top level ends at the
+  // first unmatched ']' after it, as in the serial depth-counting scan.
+  enclosing_.resize(n);
+  Execution e;
+  e.backend = Backend::kCpu;
+  e.threads = exec_.threads();
+  matchBrackets(symbols, n, '[', ']', enclosing_.data(), e);
+  std::vector<uint8_t> has_unmatched_close(plan.count, 0);
+  exec_.forEachChunk(plan, [&](uint64_t c) {
+    for (uint64_t i = plan.begin(c), end = plan.end(c); i < end; ++i) {
+      if (symbols[i] != ']') continue;
+      const int64_t o = enclosing_[i];
+      if (o >= 0) enclosing_[o] = static_cast<int64_t>(i);
+      else has_unmatched_close[c] = 1;
+    }
+  });
+  std::vector<uint64_t> unmatched_closes;  // rare: only malformed strings have them
+  for (uint64_t c = 0; c < plan.count; ++c)
+    if (has_unmatched_close[c])
+      for (uint64_t i = plan.begin(c); i < plan.end(c); ++i)
+        if (symbols[i] == ']' && enclosing_[i] < 0) unmatched_closes.push_back(i);
+
+  // 3. Cut ranges per chunk, dropping those nested in an earlier range of the
+  // same chunk (ranges are nested or disjoint: a '%' inside a cut branch ends
+  // at or before that branch's ']').
+  exec_.forEachChunk(plan, [&](uint64_t c) {
+    std::vector<CutRange>& out = chunk_cuts_[c];
+    out.clear();
+    if (!has_cut[c]) return;
+    uint64_t covered = 0;
+    for (uint64_t i = plan.begin(c), end = plan.end(c); i < end; ++i) {
+      if (symbols[i] != '%' || i < covered) continue;
+      uint64_t stop;
+      const int64_t o = enclosing_[i];
+      if (o >= 0) {
+        const int64_t close = enclosing_[o];
+        stop = close > o ? static_cast<uint64_t>(close) : n;
+      } else {
+        auto it = std::upper_bound(unmatched_closes.begin(), unmatched_closes.end(), i);
+        stop = it == unmatched_closes.end() ? n : *it;
+      }
+      out.push_back({i, stop});
+      covered = stop;
+    }
+  });
+  // Across chunks (a scan of the furthest end so far): drop ranges inside an
+  // earlier chunk's range.
+  cuts_.clear();
+  uint64_t covered = 0;
+  for (uint64_t c = 0; c < plan.count; ++c)
+    for (const CutRange& r : chunk_cuts_[c])
+      if (r.begin >= covered) {
+        cuts_.push_back(r);
+        covered = r.end;
+      }
+
+  // 4. Compaction: kept modules and parameters per chunk → scan → copy.
+  const bool parametric = s.parametric();
+  auto firstCut = [&](uint64_t pos) {  // first range ending after pos
+    return std::upper_bound(cuts_.begin(), cuts_.end(), pos,
+                            [](uint64_t p, const CutRange& r) { return p < r.end; });
+  };
+  // Calls keep(b, e) for every kept run [b, e) within [begin, end).
+  auto forKeptRuns = [&](uint64_t begin, uint64_t end, auto&& keep) {
+    uint64_t pos = begin;
+    for (auto it = firstCut(begin); pos < end; ++it) {
+      const uint64_t run_end = it == cuts_.end() ? end : std::min(end, std::max(pos, it->begin));
+      if (run_end > pos) keep(pos, run_end);
+      if (it == cuts_.end()) break;
+      pos = std::max(pos, it->end);
+    }
+  };
+  std::vector<ChunkCount> kept(plan.count + 1);
+  exec_.forEachChunk(plan, [&](uint64_t c) {
+    ChunkCount k;
+    forKeptRuns(plan.begin(c), plan.end(c), [&](uint64_t b, uint64_t e) {
+      k.modules += e - b;
+      if (parametric) k.params += s.param_offsets[e] - s.param_offsets[b];
+    });
+    kept[c] = k;
+  });
+  ChunkCount total;
+  for (uint64_t c = 0; c < plan.count; ++c) {
+    ChunkCount here = kept[c];
+    kept[c] = total;
+    total += here;
+  }
+  cut_out_.symbols.resize(total.modules);
+  if (parametric) {
+    cut_out_.param_offsets.resize(total.modules + 1);
+    cut_out_.params.resize(total.params);
+  } else {
+    cut_out_.param_offsets.clear();
+    cut_out_.params.clear();
+  }
+  exec_.forEachChunk(plan, [&](uint64_t c) {
+    uint64_t w = kept[c].modules, wp = kept[c].params;
+    forKeptRuns(plan.begin(c), plan.end(c), [&](uint64_t b, uint64_t e) {
+      std::copy(symbols + b, symbols + e, cut_out_.symbols.begin() + static_cast<std::ptrdiff_t>(w));
+      if (parametric) {
+        const uint64_t pb = s.param_offsets[b], pe = s.param_offsets[e];
+        for (uint64_t i = b; i < e; ++i) cut_out_.param_offsets[w + (i - b)] = wp + (s.param_offsets[i] - pb);
+        std::copy(s.params.begin() + static_cast<std::ptrdiff_t>(pb), s.params.begin() + static_cast<std::ptrdiff_t>(pe),
+                  cut_out_.params.begin() + static_cast<std::ptrdiff_t>(wp));
+        wp += pe - pb;
+      }
+      w += e - b;
+    });
+  });
+  if (parametric) cut_out_.param_offsets[total.modules] = total.params;
+  std::swap(s, cut_out_);
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<PassRunner> makeCpuPassRunner(int threads) {
+  return std::make_unique<CpuPassRunner>(threads);
+}
+
+}  // namespace procgen::detail
