@@ -1,0 +1,457 @@
+// Backend parity for L-systems (issue 4): one test body runs on every backend
+// variant — serial, cpu×1, cpu×2, cpu×7 and cpu with tiny forced chunks — and
+// compares against the serial engine (itself checked against independent
+// references in examples_reference_test.cpp):
+//  - derivation: the final strings are identical, symbol by symbol and
+//    parameter by parameter (bit patterns, so NaN and -0 count), for every
+//    shipped example (n capped so the test stays fast), seeds 1..20 for the
+//    stochastic ones, and for randomly generated grammars (parametric,
+//    context-sensitive with brackets in the right context, stochastic,
+//    conditions with ran(), decomposition, '%' cuts, #ignore);
+//  - stages: the cpu runner's bracket partners and cut pass against their
+//    serial twins on random strings, unmatched brackets included.
+// Tiny chunks (1, 3 and 7 modules) make every context, bracket pair and cut
+// straddle chunk borders.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lsystem/derive_stages.hpp"
+#include "lsystem/pass_runner.hpp"
+#include "procgen/error.hpp"
+#include "procgen/lsystem.hpp"
+#if PROCGEN_HAVE_TBB
+#include "lsystem/cpu/executor.hpp"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using procgen::Backend;
+using procgen::ModuleString;
+
+// ---------------------------------------------------------------------------
+// Backend variants
+
+struct Variant {
+  const char* name;
+  Backend backend;
+  int threads;
+  uint64_t chunk;  ///< forced cpu chunk size in modules; 0 = the default policy
+};
+
+const Variant kVariants[] = {
+    {"serial", Backend::kSerial, 1, 0}, {"cpu1", Backend::kCpu, 1, 0},
+    {"cpu2", Backend::kCpu, 2, 0},      {"cpu7", Backend::kCpu, 7, 0},
+    {"cpu2_chunk3", Backend::kCpu, 2, 3}, {"cpu7_chunk1", Backend::kCpu, 7, 1},
+    {"cpu3_chunk7", Backend::kCpu, 3, 7},
+};
+
+std::string variantName(const testing::TestParamInfo<Variant>& info) { return info.param.name; }
+
+/// Sets the cpu chunk override for the lifetime of a test body.
+class ChunkScope {
+ public:
+  explicit ChunkScope(uint64_t chunk) {
+#if PROCGEN_HAVE_TBB
+    procgen::detail::setCpuChunkOverrideForTesting(chunk);
+#endif
+  }
+  ~ChunkScope() {
+#if PROCGEN_HAVE_TBB
+    procgen::detail::setCpuChunkOverrideForTesting(0);
+#endif
+  }
+};
+
+class Parity : public testing::TestWithParam<Variant> {
+ protected:
+  void SetUp() override {
+    if (!procgen::backendAvailable(GetParam().backend))
+      GTEST_SKIP() << "backend '" << procgen::backendName(GetParam().backend)
+                   << "' not built (no oneTBB)";
+  }
+  procgen::Execution execution() const {
+    procgen::Execution e;
+    e.backend = GetParam().backend;
+    e.threads = GetParam().threads;
+    return e;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Comparison
+
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+/// Empty when equal; otherwise where and how the strings first differ.
+std::string compareStrings(const ModuleString& got, const ModuleString& want) {
+  std::ostringstream out;
+  if (got.symbols.size() != want.symbols.size())
+    out << "length " << got.symbols.size() << " != serial " << want.symbols.size() << "; ";
+  const size_t n = std::min(got.symbols.size(), want.symbols.size());
+  for (size_t i = 0; i < n; ++i)
+    if (got.symbols[i] != want.symbols[i]) {
+      out << "symbol " << i << ": '" << got.symbols[i] << "' != serial '" << want.symbols[i] << "'; ";
+      break;
+    }
+  if (got.param_offsets != want.param_offsets) out << "param_offsets differ; ";
+  if (got.params.size() != want.params.size()) {
+    out << "params " << got.params.size() << " != serial " << want.params.size() << "; ";
+  } else {
+    for (size_t k = 0; k < got.params.size(); ++k)
+      if (bits(got.params[k]) != bits(want.params[k])) {
+        out << "param " << k << ": " << got.params[k] << " != serial " << want.params[k] << "; ";
+        break;
+      }
+  }
+  return out.str();
+}
+
+ModuleString deriveWith(const procgen::LSystem& lsystem, int n, uint64_t seed,
+                        const procgen::Execution& execution, procgen::DeriveStats* stats = nullptr) {
+  procgen::DeriveOptions options;
+  options.iterations = n;
+  options.seed = seed;
+  options.execution = execution;
+  return procgen::derive(lsystem, options, stats);
+}
+
+/// The largest n <= limit whose derivation stays within max_modules.
+int cappedIterations(const procgen::LSystem& lsystem, int limit, uint64_t max_modules) {
+  for (int n = limit; n > 0; --n) {
+    procgen::DeriveOptions options;
+    options.iterations = n;
+    options.max_modules = max_modules;
+    try {
+      procgen::derive(lsystem, options);
+      return n;
+    } catch (const procgen::ResourceError&) {
+    }
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// Shipped examples
+
+std::vector<fs::path> exampleFiles() {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems"))
+    if (e.path().extension() == ".l") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct SerialCache {
+  std::map<std::string, ModuleString> strings;
+  const ModuleString& get(const std::string& key, const std::function<ModuleString()>& make) {
+    auto it = strings.find(key);
+    if (it == strings.end()) it = strings.emplace(key, make()).first;
+    return it->second;
+  }
+};
+SerialCache& serialCache() {
+  static SerialCache cache;
+  return cache;
+}
+
+procgen::Execution serialExecution() { return procgen::Execution{}; }
+
+TEST_P(Parity, EveryExampleDerivesIdentically) {
+  ASSERT_FALSE(exampleFiles().empty());
+  // Tiny chunks cost a task per module or three: keep those strings smaller.
+  const uint64_t max_modules = GetParam().chunk ? 60000 : 400000;
+  for (const fs::path& file : exampleFiles()) {
+    const procgen::LSystem lsystem = procgen::LSystem::fromFile(file);
+    const bool stochastic = lsystem.data().productions.hasStochastic();
+    const int n = cappedIterations(lsystem, lsystem.derivationLength(), max_modules);
+    ASSERT_GT(n, 0) << file;
+    const int seeds = stochastic ? 20 : 1;
+    for (int seed = 1; seed <= seeds; ++seed) {
+      SCOPED_TRACE(file.filename().string() + " n=" + std::to_string(n) + " seed=" + std::to_string(seed));
+      const std::string key = file.string() + "/" + std::to_string(n) + "/" + std::to_string(seed);
+      const ModuleString& want =
+          serialCache().get(key, [&] { return deriveWith(lsystem, n, seed, serialExecution()); });
+      ChunkScope chunks(GetParam().chunk);
+      procgen::DeriveStats stats;
+      const ModuleString got = deriveWith(lsystem, n, seed, execution(), &stats);
+      EXPECT_EQ(compareStrings(got, want), "");
+      EXPECT_EQ(stats.modules, want.size());
+      EXPECT_EQ(stats.threads, GetParam().backend == Backend::kSerial ? 1 : GetParam().threads);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Random grammars
+
+/// Writes a random L-system in the cpfg language: letters A-D (fixed parameter
+/// counts when parametric), turtle symbols, brackets, '%', productions with
+/// left and right (bracketed) contexts, conditions (with ran()), stochastic
+/// groups and a decomposition table.
+class GrammarGenerator {
+ public:
+  explicit GrammarGenerator(uint32_t seed) : rng_(seed) {}
+
+  std::string generate() {
+    parametric_ = coin(0.6);
+    for (int l = 0; l < 4; ++l) arity_[l] = parametric_ ? pick(0, 2) : 0;
+    std::ostringstream t;
+    if (coin(0.5)) t << "#ignore: +-F\n";
+    t << "Lsystem: 1\nderivation length: 6\n";
+    allow_ran_ = false;  // the axiom's parameters are compile-time constants
+    const std::string axiom = successor(3, 6) + letterModule({});
+    allow_ran_ = true;
+    t << "Axiom: " << axiom << "\n";
+    for (int l = 0; l < 4; ++l) {
+      const int alternatives = pick(1, 3);
+      const bool stochastic = alternatives > 1 && coin(0.5);
+      // Specific alternatives (contexts, conditions) first, usually a general
+      // one last so that the string keeps growing.
+      for (int a = 0; a < alternatives; ++a)
+        t << production(l, stochastic, a + 1 < alternatives || coin(0.2), 1, 5) << "\n";
+    }
+    if (coin(0.4)) {
+      t << "decomposition:\nmaximum depth: " << pick(1, 3) << "\n";
+      const int count = pick(1, 2);
+      for (int k = 0; k < count; ++k) t << production(pick(0, 3), false, true, 0, 2) << "\n";
+    }
+    t << "endlsystem\n";
+    return t.str();
+  }
+
+ private:
+  bool coin(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  char letter(int l) const { return static_cast<char>('A' + l); }
+
+  /// A module with `arity` parameters bound to expressions over `formals`.
+  std::string expression(const std::vector<std::string>& formals) {
+    const std::string f = formals.empty() ? "1" : formals[static_cast<size_t>(pick(0, static_cast<int>(formals.size()) - 1))];
+    switch (pick(0, 5)) {
+      case 0: return f;
+      case 1: return f + "*0.7+0.1";
+      case 2: return allow_ran_ ? "ran(2)" : "0.5";
+      case 3: return "(" + f + ">1 ? " + f + "-1 : " + f + "+0.5)";
+      case 4: return std::to_string(pick(0, 3)) + ".25";
+      default: return "sin(" + f + "*40)+" + f;
+    }
+  }
+
+  std::string letterModule(const std::vector<std::string>& formals) {
+    const int l = pick(0, 3);
+    std::string m(1, letter(l));
+    if (arity_[l]) {
+      m += "(";
+      for (int k = 0; k < arity_[l]; ++k) {
+        if (k) m += ',';
+        m += expression(formals);
+      }
+      m += ")";
+    }
+    return m;
+  }
+
+  std::string successorModule(const std::vector<std::string>& formals) {
+    const int kind = pick(0, 99);
+    if (kind < 55) return letterModule(formals);
+    if (kind < 70) return parametric_ && coin(0.5) ? "F(" + expression(formals) + ")" : "F";
+    if (kind < 97) return coin(0.5) ? "+" : "-";
+    return "%";
+  }
+
+  /// A successor of min..max modules with balanced brackets, rarely an
+  /// unbalanced one (the engines must agree on unmatched brackets too).
+  std::string successor(int min, int max, const std::vector<std::string>& formals = {}) {
+    std::string s;
+    int depth = 0;
+    const int length = pick(min, max);
+    for (int i = 0; i < length; ++i) {
+      if (coin(0.2)) {
+        s += "[";
+        ++depth;
+      } else if (depth > 0 && coin(0.3)) {
+        s += "]";
+        --depth;
+      }
+      s += successorModule(formals);
+    }
+    if (min > 0 && s.find_first_of("ABCD") == std::string::npos) s += letterModule(formals);
+    while (depth-- > 0) s += "]";
+    if (coin(0.03)) s += coin(0.5) ? "]" : "[";
+    return s;
+  }
+
+  /// Pattern module for letter l with fresh formals appended to `formals`.
+  std::string pattern(int l, std::vector<std::string>& formals) {
+    std::string m(1, letter(l));
+    if (arity_[l]) {
+      m += "(";
+      for (int k = 0; k < arity_[l]; ++k) {
+        std::string name = "v";
+        name += std::to_string(formals.size());
+        formals.push_back(name);
+        if (k) m += ',';
+        m += formals.back();
+      }
+      m += ")";
+    }
+    return m;
+  }
+
+  std::string production(int l, bool stochastic, bool specific, int min_successor, int max_successor) {
+    std::vector<std::string> formals;
+    std::string lc, rc;
+    if (specific && coin(0.5)) {
+      const int count = pick(1, 2);
+      for (int k = 0; k < count; ++k) lc += pattern(pick(0, 3), formals);
+    }
+    const std::string pred = pattern(l, formals);
+    if (specific && coin(0.5)) {
+      rc = pattern(pick(0, 3), formals);
+      if (coin(0.5)) rc = "[" + pattern(pick(0, 3), formals) + "]" + rc;
+      else if (coin(0.3)) rc += "[" + pattern(pick(0, 3), formals) + "]";
+    }
+    std::string p;
+    if (!lc.empty()) p += lc + " < ";
+    p += pred;
+    if (!rc.empty()) p += " > " + rc;
+    if (specific && coin(0.4)) {
+      if (!formals.empty() && coin(0.7)) p += " : " + formals[0] + " < 1.2";
+      else p += " : ran(1) < 0.6";
+    }
+    const std::string succ = successor(min_successor, max_successor, formals);
+    p += " --> " + (succ.empty() ? std::string("*") : succ);
+    if (stochastic) p += " : " + std::to_string(pick(1, 5));
+    return p;
+  }
+
+  std::mt19937 rng_;
+  bool parametric_ = false;
+  bool allow_ran_ = true;
+  int arity_[4] = {};
+};
+
+TEST_P(Parity, RandomGrammarsDeriveIdentically) {
+  const uint64_t max_modules = GetParam().chunk ? 6000 : 30000;
+  int checked = 0;
+  for (uint32_t g = 1; g <= 60; ++g) {
+    const std::string text = GrammarGenerator(g).generate();
+    SCOPED_TRACE("grammar " + std::to_string(g) + ":\n" + text);
+    procgen::LSystem lsystem = procgen::LSystem::fromText(text, "random-" + std::to_string(g) + ".l");
+    const int n = cappedIterations(lsystem, 10, max_modules);
+    const bool stochastic = lsystem.data().productions.hasStochastic() ||
+                            text.find("ran(") != std::string::npos;
+    const int seeds = stochastic ? 20 : 1;
+    for (int seed = 1; seed <= seeds; ++seed) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed));
+      const ModuleString want = deriveWith(lsystem, n, seed, serialExecution());
+      ChunkScope chunks(GetParam().chunk);
+      const ModuleString got = deriveWith(lsystem, n, seed, execution());
+      ASSERT_EQ(compareStrings(got, want), "");
+      if (want.size() > 50) ++checked;
+    }
+  }
+  // The generator must produce non-trivial strings, or this test checks little.
+  EXPECT_GT(checked, 200);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Parity, testing::ValuesIn(kVariants), variantName);
+
+// ---------------------------------------------------------------------------
+// Stage parity: bracket partners and the cut pass against their serial twins.
+
+#if PROCGEN_HAVE_TBB
+
+/// Random module string over "AB[]%" with nesting, sometimes unbalanced.
+ModuleString randomBracketString(std::mt19937& rng, uint64_t n, bool parametric, bool balanced) {
+  ModuleString s;
+  s.clear(parametric);
+  int64_t depth = 0;
+  std::uniform_int_distribution<int> d(0, 99);
+  for (uint64_t i = 0; i < n; ++i) {
+    const int r = d(rng);
+    uint8_t c = r < 20 ? '[' : r < 40 ? ']' : r < 45 ? '%' : r < 75 ? 'A' : 'B';
+    if (balanced && c == ']' && depth == 0) c = 'A';
+    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+    s.symbols.push_back(c);
+    if (parametric) {
+      for (int k = 0; k < (c == 'A' ? 2 : c == 'B' ? 1 : 0); ++k) s.params.push_back(static_cast<float>(i) + 0.25f * k);
+      s.param_offsets.push_back(s.params.size());
+    }
+  }
+  return s;
+}
+
+TEST(CpuStages, BracketPartnersMatchSerial) {
+  std::mt19937 rng(7);
+  for (uint64_t chunk : {0, 1, 3, 64}) {
+    ChunkScope scope(chunk);
+    for (int threads : {1, 2, 7}) {
+      auto runner = procgen::detail::makeCpuPassRunner(threads);
+      EXPECT_EQ(runner->threads(), threads);
+      for (uint64_t n : {0, 1, 2, 17, 1000, 200000}) {
+        for (bool balanced : {true, false}) {
+          const ModuleString s = randomBracketString(rng, n, false, balanced);
+          std::vector<int64_t> want(n, -7), got(n, -7);
+          procgen::detail::bracketPartnersSerial(s.symbols.data(), n, want.data());
+          runner->bracketPartners(s.symbols.data(), n, got.data());
+          for (uint64_t i = 0; i < n; ++i) {
+            if (s.symbols[i] == '[' || s.symbols[i] == ']') {
+              ASSERT_EQ(got[i], want[i]) << "i=" << i << " n=" << n << " chunk=" << chunk << " threads=" << threads;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuStages, CutMatchesSerial) {
+  std::mt19937 rng(11);
+  for (uint64_t chunk : {0, 1, 3, 64}) {
+    ChunkScope scope(chunk);
+    for (int threads : {1, 2, 7}) {
+      auto runner = procgen::detail::makeCpuPassRunner(threads);
+      for (uint64_t n : {0, 1, 5, 40, 1000, 100000}) {
+        for (bool parametric : {false, true}) {
+          for (bool balanced : {true, false}) {
+            const ModuleString s = randomBracketString(rng, n, parametric, balanced);
+            ModuleString want = s, got = s;
+            const bool want_removed = procgen::detail::cutBranches(want);
+            const bool got_removed = runner->cut(got);
+            SCOPED_TRACE("n=" + std::to_string(n) + " chunk=" + std::to_string(chunk) +
+                         " threads=" + std::to_string(threads) + " parametric=" + std::to_string(parametric));
+            EXPECT_EQ(got_removed, want_removed);
+            ASSERT_EQ(compareStrings(got, want), "");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuStages, SerialRunnerCutIsCutBranches) {
+  std::mt19937 rng(3);
+  auto runner = procgen::detail::makeSerialPassRunner();
+  const ModuleString s = randomBracketString(rng, 5000, true, false);
+  ModuleString a = s, b = s;
+  EXPECT_EQ(runner->cut(a), procgen::detail::cutBranches(b));
+  EXPECT_EQ(compareStrings(a, b), "");
+}
+
+#endif  // PROCGEN_HAVE_TBB
+
+}  // namespace
