@@ -57,7 +57,12 @@ struct ModuleString {
 struct ViewSettings {
   float angle_deg = 90.0f;      ///< default turn for + - & ^ \ / without a parameter
   float step = 1.0f;            ///< default length for F f G g without a parameter
-  float initial_width = 1.0f;   ///< width of the first segment
+  /// Width of the first segment, in model units. The default, a tenth of the
+  /// default step, draws thin lines as cpfg's one-pixel default does.
+  float initial_width = 0.1f;
+  /// Multiplies every width given to the turtle (initial width and `!(w)`):
+  /// converts models whose widths are cpfg pixels into model units.
+  float width_scale = 1.0f;
   float width_factor = 1.0f;    ///< `!` without a parameter multiplies the width by this
   Vec3 tropism{0.0f, -1.0f, 0.0f};  ///< tropism direction T (ABOP §2.2)
   float elasticity = 0.0f;      ///< tropism strength e; 0 disables tropism

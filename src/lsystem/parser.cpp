@@ -178,6 +178,8 @@ bool applyViewDirective(const std::string& key, const LogicalLine& line, size_t 
     while (w < end && isIdentChar(t[w])) ++w;
     if (skipSpace(t, w, end) < end)
       line.fail(skipSpace(t, w, end), "unexpected text after the line width");
+  } else if (key == "width scale") {  // procgen extension, see ViewSettings::width_scale
+    view.width_scale = expr.evaluateConstantAll(line, pos, end);
   } else if (key == "line width factor" || key == "width factor") {
     view.width_factor = expr.evaluateConstantAll(line, pos, end);
   } else if (key == "initial elasticity" || key == "elasticity") {

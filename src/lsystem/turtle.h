@@ -40,6 +40,7 @@ typedef struct PgTurtleView {
   float cos_angle; /* of the default angle, precomputed */
   float sin_angle;
   float width_factor;
+  float width_scale; /* multiplies explicit widths: !(w) sets w * width_scale */
   float elasticity;
   float tropism[3];
 } PgTurtleView;
@@ -68,12 +69,13 @@ PROCGEN_FN void pgTurtleInit(PgTurtle* t, float width) {
 }
 
 PROCGEN_FN void pgTurtleViewInit(PgTurtleView* v, float step, float angle_deg, float width_factor,
-                                 float tx, float ty, float tz, float elasticity) {
+                                 float width_scale, float tx, float ty, float tz, float elasticity) {
   v->step = step;
   v->angle_deg = angle_deg;
   v->cos_angle = PG_COS(angle_deg * PG_DEG2RAD);
   v->sin_angle = PG_SIN(angle_deg * PG_DEG2RAD);
   v->width_factor = width_factor;
+  v->width_scale = width_scale;
   v->elasticity = elasticity;
   v->tropism[0] = tx; v->tropism[1] = ty; v->tropism[2] = tz;
 }
@@ -186,7 +188,7 @@ PROCGEN_FN int pgTurtleApply(PgTurtle* t, pg_u8 symbol, const float* params, pg_
       return PG_TURTLE_NONE;
     case '$': pgTurtleRollHorizontal(t); return PG_TURTLE_NONE;
     case '!':
-      t->width = nparams > 0 ? params[0] : t->width * v->width_factor;
+      t->width = nparams > 0 ? params[0] * v->width_scale : t->width * v->width_factor;
       return PG_TURTLE_NONE;
     case '\'':
       t->color = nparams > 0 ? (pg_i32)params[0] : t->color + 1;

@@ -21,7 +21,7 @@ struct LsystemArgs {
   std::string file;
   std::optional<int> iterations;
   std::optional<uint64_t> seed;
-  std::optional<float> angle, step, width, width_factor, elasticity;
+  std::optional<float> angle, step, width, width_factor, width_scale, elasticity;
   std::vector<float> tropism;
   std::string view_file;
   ExecutionOptions execution;
@@ -86,6 +86,7 @@ void runLsystem(const LsystemArgs& a) {
   if (a.step) view.step = *a.step;
   if (a.width) view.initial_width = *a.width;
   if (a.width_factor) view.width_factor = *a.width_factor;
+  if (a.width_scale) view.width_scale = *a.width_scale;
   if (a.elasticity) view.elasticity = *a.elasticity;
   if (!a.tropism.empty()) view.tropism = {a.tropism[0], a.tropism[1], a.tropism[2]};
 
@@ -184,6 +185,8 @@ void setupLsystem(CLI::App& app) {
   cmd->add_option("--step", args->step, "Default step length")->group("Turtle");
   cmd->add_option("--width", args->width, "Initial line width")->group("Turtle");
   cmd->add_option("--width-factor", args->width_factor, "Factor applied by ! without a parameter")->group("Turtle");
+  cmd->add_option("--width-scale", args->width_scale, "Multiply every width (initial and !(w)), e.g. cpfg pixels to model units")
+      ->group("Turtle");
   cmd->add_option("--tropism", args->tropism, "Tropism vector x y z")->expected(3)->delimiter(',')->group("Turtle");
   cmd->add_option("--elasticity", args->elasticity, "Tropism elasticity (0 disables tropism)")->group("Turtle");
   cmd->add_option("--view", args->view_file, "cpfg view file (.v) with angle/width/tropism settings")

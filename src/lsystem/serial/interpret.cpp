@@ -21,9 +21,9 @@ class SerialInterpreter {
   SerialInterpreter(const LSystemData& data, const InterpretOptions& options, Geometry& out)
       : data_(data), out_(out), instance_(options.instance) {
     const ViewSettings& v = options.view;
-    pgTurtleViewInit(&view_, v.step, v.angle_deg, v.width_factor, v.tropism.x, v.tropism.y,
-                     v.tropism.z, v.elasticity);
-    pgTurtleInit(&turtle_, v.initial_width);
+    pgTurtleViewInit(&view_, v.step, v.angle_deg, v.width_factor, v.width_scale, v.tropism.x,
+                     v.tropism.y, v.tropism.z, v.elasticity);
+    pgTurtleInit(&turtle_, v.initial_width * v.width_scale);
     homomorphism_ = data.rules(data.homomorphism);
     max_depth_ = data.homomorphism.empty() ? 0 : std::clamp(data.homomorphism.max_depth, 1, kMaxHomomorphismDepth);
     levels_.resize(static_cast<size_t>(max_depth_) + 1);
