@@ -83,25 +83,25 @@ class SerialInterpreter {
   }
 
   PgStringView expandSuccessor(int32_t j, const float* slots, PgRandomStream& rng, int level) {
-    Level& L = levels_[static_cast<size_t>(level)];
+    Level& buffer = levels_[static_cast<size_t>(level)];
     const PgProduction& p = homomorphism_.productions[j];
-    L.symbols.clear();
-    L.offsets.clear();
-    L.params.clear();
-    L.offsets.push_back(0);
+    buffer.symbols.clear();
+    buffer.offsets.clear();
+    buffer.params.clear();
+    buffer.offsets.push_back(0);
     rng.draws = PG_DRAW_SUCCESSOR;
     for (int32_t m = 0; m < p.succ_count; ++m) {
       const PgSuccessorModule sm = homomorphism_.successors[p.succ_begin + m];
-      L.symbols.push_back(static_cast<uint8_t>(sm.symbol));
+      buffer.symbols.push_back(static_cast<uint8_t>(sm.symbol));
       for (int32_t k = 0; k < sm.num_params; ++k)
-        L.params.push_back(pgEval(&homomorphism_, homomorphism_.successor_exprs[sm.first_expr + k], slots, &rng));
-      L.offsets.push_back(L.params.size());
+        buffer.params.push_back(pgEval(&homomorphism_, homomorphism_.successor_exprs[sm.first_expr + k], slots, &rng));
+      buffer.offsets.push_back(buffer.params.size());
     }
     PgStringView v;
-    v.symbols = L.symbols.data();
-    v.param_offsets = L.offsets.data();
-    v.params = L.params.data();
-    v.length = L.symbols.size();
+    v.symbols = buffer.symbols.data();
+    v.param_offsets = buffer.offsets.data();
+    v.params = buffer.params.data();
+    v.length = buffer.symbols.size();
     return v;
   }
 
