@@ -1,0 +1,77 @@
+// `procgen bench lsystem`: the table and JSON report every requested column
+// and the module counts of the models (checked against the library), and bad
+// options are usage errors.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "procgen/lsystem.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run(const std::string& args, const fs::path& out, const fs::path& err) {
+  std::string cmd = std::string(PROCGEN_CLI_PATH) + " " + args + " > " + out.string() + " 2> " + err.string();
+  int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+class CliBench : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("procgen_cli_bench_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
+  const fs::path model = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems" / "koch-island.l";
+  procgen::DeriveStats stats;
+  (void)procgen::derive(procgen::LSystem::fromFile(model), {}, &stats);
+
+  const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt", json = dir_ / "bench.json";
+  ASSERT_EQ(run("bench lsystem " + model.string() + " --repeat 1 --threads 1,2 --json " + json.string(), out, err),
+            0)
+      << slurp(err);
+  const std::string table = slurp(out);
+  EXPECT_NE(table.find("| serial ms |"), std::string::npos) << table;
+  if (procgen::backendAvailable(procgen::Backend::kCpu)) {
+    EXPECT_NE(table.find("| cpu x1 ms | cpu x2 ms |"), std::string::npos) << table;
+  }
+  // One derive row and one interpret row for the model, with its size.
+  const std::string row = "| koch-island | " + std::to_string(stats.iterations) + " | " +
+                          std::to_string(stats.modules) + " | ";
+  EXPECT_NE(table.find(row + "derive |"), std::string::npos) << table;
+  EXPECT_NE(table.find(row + "interpret |"), std::string::npos) << table;
+
+  const std::string js = slurp(json);
+  EXPECT_NE(js.find("\"modules_total\": " + std::to_string(stats.modules_total)), std::string::npos) << js;
+  EXPECT_NE(js.find("\"label\": \"serial\""), std::string::npos) << js;
+}
+
+TEST_F(CliBench, BadOptionsAreUsageErrors) {
+  const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
+  EXPECT_EQ(run("bench lsystem --repeat 0", out, err), 1);
+  EXPECT_EQ(run("bench lsystem --backends nonsense", out, err), 1);
+  EXPECT_EQ(run("bench", out, err), 1);  // a benchmark must be named
+  EXPECT_EQ(run("bench lsystem /nonexistent/model.l --repeat 1", out, err), 2);
+}
+
+}  // namespace

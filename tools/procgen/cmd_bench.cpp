@@ -1,0 +1,231 @@
+// procgen bench lsystem: the paper's Table 2 (Lipp et al. §7) on this machine.
+// For each model, derivation and interpretation are timed separately on the
+// serial backend and on every other requested backend × thread count; each
+// figure is the median of --repeat runs, measured side by side in one process
+// so the ratios are meaningful on a shared machine. Interpretation always
+// reads the same (serially derived) string.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "procgen/lsystem.hpp"
+
+namespace procgen::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The seven models of the paper's Table 1, at the iteration counts their files carry.
+constexpr const char* kTable1Models[] = {"hilbert3d",    "koch-curve", "row-of-trees",    "plant-2d",
+                                         "tree-3d",      "plant-stochastic", "plant-context"};
+
+struct BenchOptions {
+  std::vector<std::string> files;
+  std::string examples_dir;
+  std::vector<std::string> backends{"serial", "cpu"};
+  std::vector<int> threads;  // empty: 1, 2, 4 ... up to the machine's threads
+  int repeat = 5;
+  std::string json;
+};
+
+/// One column of the table: a backend at a thread count.
+struct Column {
+  std::string label;
+  Execution execution;
+};
+
+struct Row {
+  std::string model;
+  int iterations = 0;
+  uint64_t modules = 0;
+  uint64_t modules_total = 0;
+  std::vector<double> derive_ms;     // per column; < 0 when the backend failed
+  std::vector<double> interpret_ms;  // per column
+  std::string failure;               // first failure message, if any
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Median wall time of `repeat` runs after one untimed warm-up run (page
+/// faults, caches and lazily created thread pools are not part of the figure).
+template <typename Fn>
+double medianMs(int repeat, Fn&& fn) {
+  fn();
+  std::vector<double> ms;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(std::move(ms));
+}
+
+fs::path findExamplesDir(const std::string& given) {
+  if (!given.empty()) return given;
+  for (fs::path p : {fs::path("examples/lsystems"), fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems"})
+    if (fs::is_directory(p)) return p;
+  throw Error("cannot find examples/lsystems: run from the source tree or pass --examples DIR",
+              ExitCode::kUsage);
+}
+
+std::vector<Column> makeColumns(const BenchOptions& o) {
+  std::vector<int> threads = o.threads;
+  if (threads.empty()) {
+    const int hw = effectiveThreads(Execution{Backend::kCpu, 0});
+    for (int t = 1; t < hw; t *= 2) threads.push_back(t);
+    threads.push_back(hw);
+  }
+  std::vector<Column> columns{{"serial", Execution{Backend::kSerial, 1}}};
+  for (const std::string& name : o.backends) {
+    const std::optional<Backend> b = parseBackend(name);
+    if (!b) throw Error("unknown backend '" + name + "' (serial, cpu, opencl)", ExitCode::kUsage);
+    if (*b == Backend::kSerial) continue;
+    if (!backendAvailable(*b)) {
+      std::fprintf(stderr, "warning: backend '%s' is not built in; skipped\n", name.c_str());
+      continue;
+    }
+    for (int t : threads) columns.push_back({name + " x" + std::to_string(t), Execution{*b, t}});
+  }
+  return columns;
+}
+
+Row benchModel(const fs::path& file, const std::vector<Column>& columns, int repeat) {
+  const LSystem lsystem = LSystem::fromFile(file);
+  Row row;
+  row.model = lsystem.name();
+  DeriveStats stats;
+  const ModuleString string = derive(lsystem, DeriveOptions{}, &stats);
+  row.iterations = stats.iterations;
+  row.modules = stats.modules;
+  row.modules_total = stats.modules_total;
+  for (const Column& c : columns) {
+    double d = -1, i = -1;
+    try {
+      DeriveOptions dopt;
+      dopt.execution = c.execution;
+      d = medianMs(repeat, [&] { (void)derive(lsystem, dopt); });
+      InterpretOptions iopt;
+      iopt.view = lsystem.view();
+      iopt.execution = c.execution;
+      i = medianMs(repeat, [&] { (void)interpret(lsystem, string, iopt); });
+    } catch (const Error& e) {  // e.g. a stage the backend does not have yet
+      if (row.failure.empty()) row.failure = c.label + ": " + e.what();
+    }
+    row.derive_ms.push_back(d);
+    row.interpret_ms.push_back(i);
+  }
+  return row;
+}
+
+std::string cell(double ms) {
+  char buf[32];
+  if (ms < 0) return "-";
+  std::snprintf(buf, sizeof(buf), ms < 10 ? "%.2f" : "%.1f", ms);
+  return buf;
+}
+
+/// Markdown table: one line per model and stage; speedup and modules/µs are
+/// those of the fastest non-serial column against serial.
+std::string formatTable(const std::vector<Row>& rows, const std::vector<Column>& columns) {
+  std::ostringstream t;
+  t << "| model | n | modules | stage |";
+  for (const Column& c : columns) t << ' ' << c.label << " ms |";
+  t << " best speedup | modules/µs serial | modules/µs best |\n|---|---:|---:|---|";
+  for (size_t k = 0; k < columns.size(); ++k) t << "---:|";
+  t << "---:|---:|---:|\n";
+  for (const Row& r : rows) {
+    for (int stage = 0; stage < 2; ++stage) {
+      const std::vector<double>& ms = stage == 0 ? r.derive_ms : r.interpret_ms;
+      // Paper Table 2: derivation throughput counts every step's output, interpretation the final string.
+      const double work = static_cast<double>(stage == 0 ? r.modules_total : r.modules);
+      double best = -1;  // fastest non-serial column
+      for (size_t k = 1; k < ms.size(); ++k)
+        if (ms[k] >= 0 && (best < 0 || ms[k] < best)) best = ms[k];
+      t << "| " << r.model << " | " << r.iterations << " | " << r.modules << " | "
+        << (stage == 0 ? "derive" : "interpret") << " |";
+      for (double v : ms) t << ' ' << cell(v) << " |";
+      char buf[64];
+      auto fixed = [&buf](const char* fmt, double v) {
+        std::snprintf(buf, sizeof(buf), fmt, v);
+        return std::string(buf);
+      };
+      t << ' ' << (ms[0] > 0 && best > 0 ? fixed("%.2f×", ms[0] / best) : "-") << " | "
+        << (ms[0] > 0 ? fixed("%.1f", work / (ms[0] * 1e3)) : "-") << " | "
+        << (best > 0 ? fixed("%.1f", work / (best * 1e3)) : "-") << " |\n";
+    }
+  }
+  return t.str();
+}
+
+std::string formatJson(const std::vector<Row>& rows, const std::vector<Column>& columns) {
+  std::ostringstream j;
+  j << "{\"columns\": [";
+  for (size_t k = 0; k < columns.size(); ++k)
+    j << (k ? ", " : "") << "{\"label\": \"" << columns[k].label << "\", \"backend\": \""
+      << backendName(columns[k].execution.backend) << "\", \"threads\": " << effectiveThreads(columns[k].execution)
+      << "}";
+  j << "],\n \"rows\": [";
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const Row& row = rows[r];
+    j << (r ? ",\n  " : "\n  ") << "{\"model\": \"" << row.model << "\", \"iterations\": " << row.iterations
+      << ", \"modules\": " << row.modules << ", \"modules_total\": " << row.modules_total
+      << ", \"derive_ms\": [";
+    for (size_t k = 0; k < row.derive_ms.size(); ++k) j << (k ? ", " : "") << row.derive_ms[k];
+    j << "], \"interpret_ms\": [";
+    for (size_t k = 0; k < row.interpret_ms.size(); ++k) j << (k ? ", " : "") << row.interpret_ms[k];
+    j << "]}";
+  }
+  j << "\n]}\n";
+  return j.str();
+}
+
+void runBenchLsystem(const BenchOptions& o) {
+  if (o.repeat < 1) throw Error("--repeat must be at least 1", ExitCode::kUsage);
+  std::vector<fs::path> files(o.files.begin(), o.files.end());
+  if (files.empty()) {
+    const fs::path dir = findExamplesDir(o.examples_dir);
+    for (const char* m : kTable1Models) files.push_back(dir / (std::string(m) + ".l"));
+  }
+  const std::vector<Column> columns = makeColumns(o);
+  std::vector<Row> rows;
+  for (const fs::path& f : files) {
+    if (stderrIsTerminal()) std::fprintf(stderr, "bench: %s ...\n", f.filename().string().c_str());
+    rows.push_back(benchModel(f, columns, o.repeat));
+    if (!rows.back().failure.empty())
+      std::fprintf(stderr, "warning: %s: %s\n", rows.back().model.c_str(), rows.back().failure.c_str());
+  }
+  std::printf("Median of %d runs per cell; hardware threads: %d.\n\n%s", o.repeat,
+              effectiveThreads(Execution{Backend::kCpu, 0}), formatTable(rows, columns).c_str());
+  if (!o.json.empty()) writeTextOutput(o.json, formatJson(rows, columns));
+}
+
+void setupBench(CLI::App& app) {
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks measured side by side in one run (paper Table 2)");
+  bench->require_subcommand(1);
+  auto args = std::make_shared<BenchOptions>();
+  CLI::App* cmd = bench->add_subcommand(
+      "lsystem", "Derivation and interpretation times per model: serial against every backend and thread count");
+  cmd->add_option("files", args->files, "L-system files (default: the paper's Table 1 models in examples/lsystems)");
+  cmd->add_option("--examples", args->examples_dir, "Folder of the Table 1 models (default: examples/lsystems)");
+  cmd->add_option("--backends", args->backends, "Backends beside serial (default: cpu)")->delimiter(',');
+  cmd->add_option("--threads", args->threads, "Thread counts to run (default: 1, 2, 4 ... all)")->delimiter(',');
+  cmd->add_option("--repeat", args->repeat, "Runs per cell; the table shows the median")->capture_default_str();
+  cmd->add_option("--json", args->json, "Also write the figures as JSON to PATH, or - for stdout");
+  cmd->callback([args] { runBenchLsystem(*args); });
+}
+
+PROCGEN_REGISTER_COMMAND(90, setupBench);
+
+}  // namespace
+}  // namespace procgen::cli
