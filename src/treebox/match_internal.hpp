@@ -12,11 +12,12 @@ namespace procgen::treebox_detail {
 /// the chunk is resolved and then patched.
 inline constexpr uint64_t kDefaultChunk = uint64_t{1} << 16;
 
-/// serial/match_parens.cpp. With stats = false, max_depth is left 0.
+/// serial/match_parens.cpp. With stats = false, max_depth is left 0. `chunk`
+/// >= 1 elements per chunk (tests force tiny chunks).
 MatchStats matchParensSerial(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
-                             int32_t* out, bool stats);
+                             int32_t* out, bool stats, uint64_t chunk = kDefaultChunk);
 MatchStats matchParensSerial(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
-                             int64_t* out, bool stats);
+                             int64_t* out, bool stats, uint64_t chunk = kDefaultChunk);
 
 #if PROCGEN_HAVE_TBB
 /// cpu/match_parens.cpp. `threads` > 0; `chunk` >= 1 elements per chunk (tests

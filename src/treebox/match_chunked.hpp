@@ -1,0 +1,285 @@
+// The chunked single-pass matching engine behind both backends of stage
+// match_parens: serial/match_parens.cpp runs it with one worker, cpu/
+// match_parens.cpp with oneTBB workers (STYLE.md practice 1: one stage, one
+// loop; the serial backend differs only in having no concurrency).
+//
+// Paper: Levien, "Fast GPU bounding boxes on tree-structured scenes", §4 and
+// §7. The input is cut into chunks. Each chunk is reduced to its stack-monoid
+// value (a = unmatched closes, l = its unmatched opens), the values are scanned
+// in chunk order, and each chunk resolves its elements against its incoming
+// stack (the scan up to it). Here the three steps are fused into one pass over
+// memory, in the style of a decoupled look-back scan:
+//   1. resolve: the branch-free loop (match_kernel.hpp) runs over the chunk.
+//      If chunk c-1 has already published (look-back; always so with one
+//      worker) the slots below the base are read from the incoming stack;
+//      otherwise they hold placeholders -(k+2) ("entry k from the top of the
+//      incoming stack"). The local stack then holds l, and a is known.
+//   2. scan:    wait until chunk c-1 has published the stack after it, S_c;
+//      publish S_{c+1} = S_c ⊕ (a, l). S is a persistent list of segments
+//      (chunk j, first k entries of l_j), so the step costs O(segments
+//      popped), amortised O(1) per chunk.
+//   3. patch:   (placeholder chunks only) expand the top a+1 entries of S_c
+//      and replace the placeholders, visiting only the blocks the loop
+//      flagged — the chunk's output is still in L2 from step 1.
+//
+// Why deep nesting costs no more than random input: an l list whose entries
+// are consecutive indices — every chunk of (((…))) — is stored as a run
+// (first index, count), not copied, and entries taken from runs are written
+// as ascending sequences; when the a+1 incoming entries a chunk needs are
+// consecutive (every chunk of …))) ), the patch is one add per element and
+// vectorises. The per-thread stacks and buffers live as long as the thread,
+// so repeated calls do not page-fault. Work and memory are linear in n with
+// no bound on depth: the l lists hold at most n entries in total, the
+// segments 2 per chunk.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "procgen/treebox.hpp"
+#include "treebox/match_kernel.hpp"
+
+namespace procgen::treebox_detail {
+
+/// One segment of a published stack: the first `count` unmatched opens of
+/// chunk `chunk`, on top of segment `parent` (-1: stack bottom).
+struct StackSegment {
+  uint64_t chunk;
+  uint64_t count;
+  int64_t parent;
+  uint64_t depth;  // total entries from the bottom up to and including this segment
+};
+
+template <typename Index>
+struct alignas(64) ChunkState {
+  // l, bottom first: opens[t] when opens != nullptr (in the shared pool),
+  // else first_open + t (a run of consecutive indices, stored without a copy).
+  const Index* opens = nullptr;
+  Index first_open = 0;
+  int64_t top = -1;  // segment on top of S_{c+1}, valid once published
+  std::atomic<int> published{0};
+};
+
+/// Writes entries [t0, t0 + count) of chunk state `cs`'s l list to dst[0..count).
+template <typename Index>
+inline void copyOpens(const ChunkState<Index>& cs, uint64_t t0, uint64_t count, Index* dst) {
+  if (cs.opens) {
+    std::copy(cs.opens + t0, cs.opens + t0 + count, dst);
+  } else {
+    const Index first = static_cast<Index>(cs.first_open + static_cast<Index>(t0));
+    for (uint64_t u = 0; u < count; ++u) dst[u] = static_cast<Index>(first + static_cast<Index>(u));
+  }
+}
+
+/// Walks a published stack from the top: writes origin[-k] = entry k from the
+/// top, for consecutive ranges of k; -1 below the bottom. Used for the slots
+/// below a chunk's base (look-back) and to expand a patch's incoming stack.
+template <typename Index>
+class SegmentCursor final : public FillSource<Index> {
+ public:
+  SegmentCursor(const StackSegment* segments, const ChunkState<Index>* state, int64_t top)
+      : segments_(segments), state_(state), seg_(top) {}
+  void fill(Index* origin, int64_t first, int64_t last) override {
+    int64_t k = first;
+    while (k < last && seg_ >= 0) {
+      // Entries k .. k+run-1 from the top are l[hi-run .. hi) of one chunk,
+      // bottom first: one ascending copy to origin[-(k+run-1) .. -k].
+      const StackSegment& s = segments_[seg_];
+      const uint64_t hi = s.count - taken_;
+      const uint64_t run = std::min<uint64_t>(hi, static_cast<uint64_t>(last - k));
+      copyOpens(state_[s.chunk], hi - run, run, origin - (k + static_cast<int64_t>(run) - 1));
+      k += static_cast<int64_t>(run);
+      taken_ += run;
+      if (taken_ == s.count) {
+        seg_ = s.parent;
+        taken_ = 0;
+      }
+    }
+    if (k < last) std::fill(origin - (last - 1), origin - k + 1, static_cast<Index>(-1));
+  }
+
+ private:
+  const StackSegment* segments_;
+  const ChunkState<Index>* state_;
+  int64_t seg_;
+  uint64_t taken_ = 0;
+};
+
+/// Scratch memory of one worker thread, kept for the thread's lifetime so
+/// that steady-state calls touch no fresh pages.
+template <typename Index>
+struct MatchWorkspace {
+  LocalStack<Index> stack;
+  std::vector<uint64_t> flagged;
+  std::vector<Index> incoming;
+  static MatchWorkspace& forThisThread() {
+    static thread_local MatchWorkspace workspace;
+    return workspace;
+  }
+};
+
+/// Replaces the placeholders -(k+2) in out[fb, fb + kBlock) ∩ [.., end) for
+/// every flagged block start fb; entry k of the incoming stack is inc[-k].
+template <typename Index>
+inline void patchPlaceholders(Index* out, uint64_t end, const std::vector<uint64_t>& flagged,
+                              const Index* inc, int64_t a) {
+  // The a+1 entries are strictly decreasing (opens deeper in the stack have
+  // smaller indices) down to the -1 entries below the bottom. Two shapes
+  // that cover (((…))), ()()() and the top level of any input are patched
+  // with one add per element, which vectorises: entries that are all
+  // consecutive (entry k = inc[0] - k), and an empty incoming stack (all -1).
+  Index shift = 0;
+  bool linear = false;
+  if (inc[-a] >= 0 && inc[0] - inc[-a] == static_cast<Index>(a)) {
+    shift = static_cast<Index>(inc[0] + 2);  // -(k+2) + inc[0] + 2 = inc[0] - k
+    linear = true;
+  } else if (inc[0] == -1) {
+    linear = true;  // every entry is -1: v -> -1
+  }
+  for (uint64_t fb : flagged) {
+    const uint64_t fe = std::min(end, fb + static_cast<uint64_t>(kBlock));
+    if (linear) {
+      if (shift != 0) {
+        for (uint64_t i = fb; i < fe; ++i) out[i] = out[i] < -1 ? static_cast<Index>(out[i] + shift) : out[i];
+      } else {
+        for (uint64_t i = fb; i < fe; ++i) out[i] = out[i] < -1 ? static_cast<Index>(-1) : out[i];
+      }
+      continue;
+    }
+    // General stack: most elements of a flagged block are already final;
+    // test 16 at a time (vectorised) and fix only groups with placeholders.
+    uint64_t i = fb;
+    for (; i + 16 <= fe; i += 16) {
+      bool any = false;
+      for (int k = 0; k < 16; ++k) any |= out[i + k] < -1;
+      if (!any) continue;
+      for (int k = 0; k < 16; ++k)
+        if (out[i + k] < -1) out[i + k] = inc[out[i + k] + 2];
+    }
+    for (; i < fe; ++i)
+      if (out[i] < -1) out[i] = inc[out[i] + 2];
+  }
+}
+
+/// The engine. `run_workers(worker, count)` must call worker() on `count`
+/// threads at once (or once, on the caller, when count == 1).
+template <typename Index, bool kStats, typename RunWorkers>
+MatchStats matchChunked(const uint8_t* in, uint64_t n, uint8_t open, uint8_t close, Index* out,
+                        int threads, uint64_t chunk, RunWorkers&& run_workers) {
+  MatchStats stats;
+  stats.elements = n;
+  if (n == 0) return stats;
+  if (chunk == 0) chunk = 1;
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  const DeltaTable table = makeDeltaTable(open, close);
+  std::unique_ptr<ChunkState<Index>[]> state(new ChunkState<Index>[chunks]);
+  std::unique_ptr<StackSegment[]> segments(new StackSegment[2 * chunks + 1]);
+  uint64_t segment_count = 0;  // written only inside the scan step (chunk order)
+  uint64_t unmatched_close = 0;
+  uint64_t max_depth = 0;
+  std::atomic<uint64_t> next{0};
+  // All l lists that are not runs together hold at most n entries; one
+  // lazily mapped pool, cut by a bump pointer, touches only pages it uses.
+  StackBuffer<Index> pool;
+  pool.allocate(static_cast<int64_t>(n), /*huge_pages=*/false);
+  std::atomic<uint64_t> pool_next{0};
+
+  auto worker = [&] {
+    MatchWorkspace<Index>& ws = MatchWorkspace<Index>::forThisThread();
+    LocalStack<Index>& stack = ws.stack;
+    for (uint64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
+      const uint64_t begin = c * chunk;
+      const uint64_t end = std::min(n, begin + chunk);
+      // 1. resolve
+      const bool direct = c == 0 || state[c - 1].published.load(std::memory_order_acquire) != 0;
+      SegmentCursor<Index> cursor(segments.get(), state.get(),
+                                  c > 0 && direct ? state[c - 1].top : -1);
+      stack.reset(/*placeholders=*/true, static_cast<int64_t>(std::min<uint64_t>(chunk, 1u << 20)),
+                  direct ? &cursor : nullptr);
+      ws.flagged.clear();
+      RangeSummary r = resolveRange<Index, kStats>(in, begin, end, table, out, stack,
+                                                   direct ? nullptr : &ws.flagged,
+                                                   /*exact_local=*/false);
+      const uint64_t a = r.unmatchedCloses();
+      const uint64_t b = r.unmatchedOpens();
+      const Index* l = stack.origin() + r.min_sp + 1;
+      if (b > 0 && l[b - 1] - l[0] == static_cast<Index>(b - 1)) {
+        state[c].first_open = l[0];  // consecutive: (((…
+      } else if (b > 0) {
+        Index* copy = pool.get() + pool_next.fetch_add(b, std::memory_order_relaxed);
+        std::copy(l, l + b, copy);
+        state[c].opens = copy;
+      }
+
+      // 2. scan: S_c is what chunk c-1 published.
+      int64_t top = -1;
+      if (c > 0) {
+        std::atomic<int>& prev = state[c - 1].published;
+        for (int spin = 0; prev.load(std::memory_order_acquire) == 0; ++spin) {
+          if (spin < 256) std::this_thread::yield();
+          else prev.wait(0, std::memory_order_acquire);
+        }
+        top = state[c - 1].top;
+      }
+      const uint64_t depth_in = top < 0 ? 0 : segments[top].depth;
+      if (!direct) {
+        // The top a+1 entries of S_c, entry k at inc[-k].
+        ws.incoming.resize(a + 1);
+        SegmentCursor<Index> in_cursor(segments.get(), state.get(), top);
+        in_cursor.fill(ws.incoming.data() + a, 0, static_cast<int64_t>(a) + 1);
+      }
+      {
+        // S_{c+1}: pop a entries (whole segments, then cut one), push l.
+        int64_t node = top;
+        uint64_t rem = a;
+        while (node >= 0 && rem >= segments[node].count) {
+          rem -= segments[node].count;
+          node = segments[node].parent;
+        }
+        if (node >= 0 && rem > 0) {
+          StackSegment cut = segments[node];
+          cut.count -= rem;
+          cut.depth -= rem;
+          segments[segment_count] = cut;
+          node = static_cast<int64_t>(segment_count++);
+        }
+        if (b > 0) {
+          const uint64_t below = node < 0 ? 0 : segments[node].depth;
+          segments[segment_count] = StackSegment{c, b, node, below + b};
+          node = static_cast<int64_t>(segment_count++);
+        }
+        state[c].top = node;
+      }
+      unmatched_close += a > depth_in ? a - depth_in : 0;
+      if constexpr (kStats) {
+        // Only when the chunk pops below the real stack bottom (unmatched
+        // closes) can the depth relative to its own minimum be larger.
+        uint64_t d = depth_in + static_cast<uint64_t>(r.max_sp);
+        if (depth_in < a)
+          d = std::max<uint64_t>(d, static_cast<uint64_t>(maxLocalDepth(in, begin, end, table, 0, 0)));
+        max_depth = std::max(max_depth, d);
+      }
+      state[c].published.store(1, std::memory_order_release);
+      state[c].published.notify_all();
+
+      // 3. patch
+      if (!direct && !ws.flagged.empty())
+        patchPlaceholders(out, end, ws.flagged, ws.incoming.data() + a, static_cast<int64_t>(a));
+    }
+  };
+
+  const uint64_t workers = std::min<uint64_t>(static_cast<uint64_t>(threads), chunks);
+  if (workers <= 1) worker();
+  else run_workers(worker, static_cast<int>(workers));
+  const int64_t last = state[chunks - 1].top;
+  stats.unmatched_open = last < 0 ? 0 : segments[last].depth;
+  stats.unmatched_close = unmatched_close;
+  stats.max_depth = max_depth;
+  return stats;
+}
+
+}  // namespace procgen::treebox_detail
