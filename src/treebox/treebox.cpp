@@ -113,8 +113,11 @@ void treeBoundingBoxes(const Scene& scene, Box3* out, const Execution& execution
   if (scene.boxes.size() != scene.kinds.size())
     throw std::invalid_argument("treeBoundingBoxes: kinds and boxes differ in length");
   requireBackend(execution, "treeBoundingBoxes");
-  // No cpu twin of tree_bbox yet: the cpu backend runs the serial stage,
-  // which gives the identical (bit-exact) result.
+#if PROCGEN_HAVE_TBB
+  if (execution.backend == Backend::kCpu)
+    return treebox_detail::treeBBoxCpu(scene, out, effectiveThreads(execution),
+                                       treebox_detail::kDefaultBBoxChunk);
+#endif
   treebox_detail::treeBBoxSerial(scene, out);
 }
 

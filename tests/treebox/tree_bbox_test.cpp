@@ -11,6 +11,7 @@
 
 #include "procgen/error.hpp"
 #include "procgen/treebox.hpp"
+#include "treebox/match_internal.hpp"
 
 namespace procgen {
 namespace {
@@ -104,6 +105,51 @@ TEST(TreeBBox, RandomScenesMatchRecursiveReference) {
     }
   }
 }
+
+#if PROCGEN_HAVE_TBB
+// The cpu stage with 1, 2 and 7 threads and tiny chunks, so that groups span
+// many chunks; deep nesting, flat scenes and random scenes.
+TEST(TreeBBox, CpuThreadsAndTinyChunksMatchRecursiveReference) {
+  std::vector<Scene> scenes;
+  for (int dims : {2, 3})
+    for (uint64_t n : {1, 2, 7, 64, 999, 5000}) scenes.push_back(randomScene(n, 7 * n + dims, dims));
+  // Deep: clip/blend groups nested 300 levels, a leaf at every level.
+  Scene deep = randomScene(0, 1, 2);
+  for (int side = 0; side < 2; ++side)
+    for (int i = 0; i < 300; ++i) {
+      if (side == 0) {
+        deep.kinds.push_back(i % 3 == 0 ? SceneNodeKind::kBlend : SceneNodeKind::kClip);
+        deep.boxes.push_back(Box3{{float(i % 50), float(i % 40), 0}, {900.0f - i, 950.0f - i, 0}});
+      } else {
+        deep.kinds.push_back(SceneNodeKind::kEnd);
+        deep.boxes.push_back(emptyBox());
+      }
+      deep.kinds.push_back(SceneNodeKind::kLeaf);
+      deep.boxes.push_back(Box3{{float(3 * i % 997), float(7 * i % 991), 0},
+                                {float(3 * i % 997) + 20, float(7 * i % 991) + 30, 0}});
+    }
+  scenes.push_back(deep);
+  for (const Scene& s : scenes) {
+    std::vector<Box3> ref = reference(s);
+    for (int threads : {1, 2, 7})
+      for (uint64_t chunk : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{16}, uint64_t{1000}, uint64_t{1} << 14}) {
+        std::vector<Box3> out(s.size(), Box3{{7, 7, 7}, {7, 7, 7}});  // poison
+        treebox_detail::treeBBoxCpu(s, out.data(), threads, chunk);
+        for (uint64_t i = 0; i < s.size(); ++i)
+          ASSERT_EQ(out[i], ref[i]) << "element " << i << " of " << s.size() << ", threads "
+                                    << threads << ", chunk " << chunk;
+      }
+  }
+}
+
+TEST(TreeBBox, CpuRejectsUnbalancedScenes) {
+  Scene s = parseScene("blend {\n leaf 0 0 1 1\n}\n");
+  s.kinds.pop_back();
+  s.boxes.pop_back();
+  std::vector<Box3> out(s.size());
+  EXPECT_THROW(treeBoundingBoxes(s, out.data(), Execution{Backend::kCpu, 2}), std::invalid_argument);
+}
+#endif
 
 TEST(SceneFormat, RoundTrip) {
   for (int dims : {2, 3}) {
