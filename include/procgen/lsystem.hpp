@@ -135,6 +135,24 @@ struct InterpretOptions {
 Geometry interpret(const LSystem& lsystem, const ModuleString& string,
                    const InterpretOptions& options);
 
+/// Bounds of everything drawn inside one bracketed branch.
+struct BranchBounds {
+  uint64_t begin = 0;  ///< module index of the branch's '['
+  int32_t depth = 0;   ///< 1 for a branch at top level, 2 inside one, … (= Segment::depth inside it)
+  Bounds bounds;       ///< segment end points and polygon vertices (no line widths); empty() if none
+};
+
+/// Per-branch bounding boxes (treebox, docs/treebox.md): one entry per '[' of
+/// `string`, in string order, each the union of the segments and polygons
+/// drawn between the '[' and its matching ']' (through nested branches; an
+/// unclosed '[' encloses the rest of the string). `geometry` must be
+/// interpret(lsystem, string, …) with the same string. Throws Error when the
+/// L-system has homomorphism productions (segments cannot then be traced to
+/// modules) or when `geometry` does not match what `string` draws.
+/// `execution` selects the treebox backend. O(string size + geometry size).
+std::vector<BranchBounds> branchBounds(const LSystem& lsystem, const ModuleString& string,
+                                       const Geometry& geometry, const Execution& execution);
+
 /// Canonical text of a module string: modules with parameters as `F(1.5,2)`,
 /// floats in shortest round-trip form.
 std::string toText(const ModuleString& string);

@@ -62,7 +62,8 @@ uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin
 void rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end,
                      uint8_t* out);
 
-/// Bracket partners of `s` (match.h convention): a serial stack pass.
+/// Bracket partners of `s` (match.h convention), from treebox matchBrackets
+/// (serial backend) converted in place.
 /// Unmatched brackets get -1.
 void bracketPartnersSerial(const uint8_t* symbols, uint64_t n, int64_t* partner);
 

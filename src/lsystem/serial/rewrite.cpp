@@ -6,6 +6,7 @@
 
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/match.h"
+#include "procgen/treebox.hpp"
 
 namespace procgen::detail {
 
@@ -125,20 +126,16 @@ void rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, 
 }
 
 void bracketPartnersSerial(const uint8_t* symbols, uint64_t n, int64_t* partner) {
-  std::vector<int64_t> stack;
+  // treebox matching (serial backend, no depth limit, branch-free) gives a
+  // ']' the index of its '[' and a '[' its enclosing '['; one in-place pass
+  // turns that into partners: a ']' at i tells its '[' (at m < i, already
+  // visited) that its partner is i.
+  matchBrackets(symbols, n, '[', ']', partner, Execution{Backend::kSerial, 1});
   for (uint64_t i = 0; i < n; ++i) {
-    const uint8_t c = symbols[i];
-    if (c == '[') {
+    if (symbols[i] == '[') {
       partner[i] = -1;
-      stack.push_back(static_cast<int64_t>(i));
-    } else if (c == ']') {
-      if (stack.empty()) {
-        partner[i] = -1;
-      } else {
-        partner[i] = stack.back();
-        partner[stack.back()] = static_cast<int64_t>(i);
-        stack.pop_back();
-      }
+    } else if (symbols[i] == ']' && partner[i] >= 0) {
+      partner[partner[i]] = static_cast<int64_t>(i);
     }
   }
 }
