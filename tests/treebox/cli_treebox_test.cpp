@@ -55,6 +55,33 @@ TEST_F(CliTreebox, ParensFileOutputAndStats) {
   }
 }
 
+TEST_F(CliTreebox, LsystemBranchBounds) {
+  // F[+F]F at n = 1 with a 90 degree turn and step 1: the branch is drawn
+  // from (0,1) to (-1,1) — worked out by hand (y of the end point within
+  // rounding of cos 90°).
+  std::ofstream(dir_ / "p.l") << "angle increment: 90\nstep length: 1\nLsystem: 1\n"
+                                 "derivation length: 1\nAxiom: X\nX --> F[+F]F\nendlsystem\n";
+  fs::path stats = dir_ / "stats.json", err = dir_ / "err.txt";
+  ASSERT_EQ(run("lsystem " + (dir_ / "p.l").string() + " -q --branch-bounds --stats-json " +
+                    stats.string(),
+                err),
+            0)
+      << slurp(err);
+  std::string js = slurp(stats);
+  EXPECT_NE(js.find("\"branches\": [\n    {\"begin\": 1, \"depth\": 1, \"bbox\": [-1, 0.99"),
+            std::string::npos)
+      << js;
+  EXPECT_NE(js.find(", 0, 0, 1, 0]}\n  ],"), std::string::npos) << js;
+  // --branch-bounds needs --stats-json; homomorphisms are refused (bad input).
+  EXPECT_EQ(run("lsystem " + (dir_ / "p.l").string() + " -q --branch-bounds", err), 1);
+  std::ofstream(dir_ / "h.l") << "Lsystem: 1\nderivation length: 1\nAxiom: A\nA --> A[A]\n"
+                                 "homomorphism:\nA --> F\nendlsystem\n";
+  EXPECT_EQ(run("lsystem " + (dir_ / "h.l").string() + " -q --branch-bounds --stats-json " +
+                    stats.string(),
+                err),
+            2);
+}
+
 TEST_F(CliTreebox, ExitCodes) {
   fs::path err = dir_ / "err.txt";
   EXPECT_EQ(run("parens", err), 1);  // neither FILE nor --random

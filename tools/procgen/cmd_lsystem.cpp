@@ -27,6 +27,7 @@ struct LsystemArgs {
   ExecutionOptions execution;
   std::vector<std::string> outputs;
   std::string stats_json;
+  bool branch_bounds = false;
   uint64_t max_modules = 0;
   bool quiet = false;
   bool cylinders = false;
@@ -137,6 +138,24 @@ void runLsystem(const LsystemArgs& a) {
   if (b.empty()) b.min = b.max = Vec3{};
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016" PRIx64, stringHash(string));
+  std::string branches_json;  // --branch-bounds: one object per '[' (docs/treebox.md)
+  if (a.branch_bounds) {
+    std::ostringstream bj;
+    bj << "  \"branches\": [";
+    const std::vector<BranchBounds> branches = branchBounds(lsystem, string, geometry, execution);
+    for (size_t k = 0; k < branches.size(); ++k) {
+      const Bounds& bb = branches[k].bounds;
+      bj << (k ? ",\n    " : "\n    ") << "{\"begin\": " << branches[k].begin
+         << ", \"depth\": " << branches[k].depth << ", \"bbox\": ";
+      if (bb.empty()) bj << "null}";
+      else
+        bj << "[" << jsonNumber(bb.min.x) << ", " << jsonNumber(bb.min.y) << ", "
+           << jsonNumber(bb.min.z) << ", " << jsonNumber(bb.max.x) << ", " << jsonNumber(bb.max.y)
+           << ", " << jsonNumber(bb.max.z) << "]}";
+    }
+    bj << (branches.empty() ? "],\n" : "\n  ],\n");
+    branches_json = bj.str();
+  }
   if (!a.stats_json.empty()) {
     std::ostringstream j;
     j << "{\n"
@@ -154,6 +173,7 @@ void runLsystem(const LsystemArgs& a) {
       << "  \"string_hash\": \"" << hash << "\",\n"
       << "  \"seed\": " << derive_options.seed << ",\n"
       << "  \"backend\": \"" << backendName(execution.backend) << "\",\n"
+      << branches_json
       << "  \"threads\": " << stats.threads << "\n"
       << "}\n";
     writeTextOutput(a.stats_json, j.str());
@@ -193,7 +213,13 @@ void setupLsystem(CLI::App& app) {
       ->check(CLI::ExistingFile)->group("Turtle");
   args->execution.add(*cmd);
   cmd->add_option("-o,--output", args->outputs, "Output file; repeat for several")->group("Output");
-  cmd->add_option("--stats-json", args->stats_json, "Write statistics as JSON to PATH, or - for stdout")->group("Output");
+  CLI::Option* stats_option =
+      cmd->add_option("--stats-json", args->stats_json, "Write statistics as JSON to PATH, or - for stdout")->group("Output");
+  cmd->add_flag("--branch-bounds", args->branch_bounds,
+                "Add per-branch bounding boxes to --stats-json: \"branches\": [{\"begin\": module "
+                "index of '[', \"depth\", \"bbox\": [x0,y0,z0,x1,y1,z1] or null}]")
+      ->needs(stats_option)
+      ->group("Output");
   cmd->add_flag("--cylinders", args->cylinders, "Meshes: segments as cylinders instead of lines")->group("Output");
   cmd->add_option("--cylinder-sides", args->cylinder_sides, "Sides of each cylinder")
       ->check(CLI::Range(3, 64))->capture_default_str()->group("Output");
