@@ -118,7 +118,7 @@ void rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, 
     const uint32_t len = t.length[c];
     if (t.successor[c].empty()) {
       *out++ = c;
-    } else {
+    } else if (len != 0) {  // an erasing production; `out` may be null when the result is empty
       std::memcpy(out, t.successor[c].data(), len);
       out += len;
     }
