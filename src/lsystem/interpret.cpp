@@ -2,6 +2,9 @@
 #include <string>
 
 #include "lsystem/serial/interpret.hpp"
+#if PROCGEN_HAVE_TBB
+#include "lsystem/cpu/interpret.hpp"
+#endif
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
 
@@ -13,7 +16,13 @@ Geometry interpret(const LSystem& lsystem, const ModuleString& string, const Int
     case Backend::kSerial:
       detail::interpretSerial(lsystem.data(), string, options, options.seed, geometry);
       return geometry;
+#if PROCGEN_HAVE_TBB
     case Backend::kCpu:
+      detail::interpretCpu(lsystem.data(), string, options, options.seed, geometry);
+      return geometry;
+#else
+    case Backend::kCpu:
+#endif
     case Backend::kOpenCL: break;
   }
   throw BackendUnavailableError("L-system interpretation has no '" +

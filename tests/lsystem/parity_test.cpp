@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -366,6 +368,225 @@ TEST_P(Parity, RandomGrammarsDeriveIdentically) {
   }
   // The generator must produce non-trivial strings, or this test checks little.
   EXPECT_GT(checked, 200);
+}
+
+// ---------------------------------------------------------------------------
+// Interpretation: identical counts, order, colours, depths and instances.
+// Branching strings (and strings with tropism or '$') take the work-queue
+// path, which starts every item from an exact copy of the serial state, so
+// there the geometry must be bit-identical. Non-branching strings take the
+// matrix-scan path, whose frames are composed per chunk: coordinates must lie
+// within size × (kGeometryTolerance + kRoundingPerModule × modules), size being
+// the largest extent of the serial bounding box (at least 1). The second term
+// is float rounding along the turtle's path, which both interpreters
+// accumulate: the serial turtle itself is that far from a double-precision
+// walk (row-of-trees n=7: 6e-4 of the size, 48k commands on one path).
+
+constexpr double kGeometryTolerance = 1e-4;
+constexpr double kRoundingPerModule = 1.0 / (1 << 22);
+
+double modelSize(const procgen::Geometry& g) {
+  const procgen::Bounds b = g.bounds();
+  if (b.empty()) return 1.0;
+  return std::max({1.0, double(b.max.x) - b.min.x, double(b.max.y) - b.min.y, double(b.max.z) - b.min.z});
+}
+
+bool near(const procgen::Vec3& a, const procgen::Vec3& b, double tol) {
+  return std::abs(double(a.x) - b.x) <= tol && std::abs(double(a.y) - b.y) <= tol &&
+         std::abs(double(a.z) - b.z) <= tol;
+}
+
+bool same(const procgen::Vec3& a, const procgen::Vec3& b) {
+  return bits(a.x) == bits(b.x) && bits(a.y) == bits(b.y) && bits(a.z) == bits(b.z);
+}
+
+std::string vec(const procgen::Vec3& v) {
+  std::ostringstream o;
+  o << "(" << v.x << "," << v.y << "," << v.z << ")";
+  return o.str();
+}
+
+/// Empty when `got` matches the serial `want`; `exact` demands identical floats.
+std::string compareGeometry(const procgen::Geometry& got, const procgen::Geometry& want, bool exact,
+                            uint64_t modules) {
+  std::ostringstream out;
+  const double tol = (kGeometryTolerance + kRoundingPerModule * static_cast<double>(modules)) * modelSize(want);
+  if (got.segments.size() != want.segments.size())
+    return "segments " + std::to_string(got.segments.size()) + " != serial " + std::to_string(want.segments.size());
+  for (size_t k = 0; k < want.segments.size(); ++k) {
+    const procgen::Segment& a = got.segments[k];
+    const procgen::Segment& b = want.segments[k];
+    const bool points = exact ? same(a.start, b.start) && same(a.end, b.end)
+                              : near(a.start, b.start, tol) && near(a.end, b.end, tol);
+    const bool width = exact ? bits(a.width) == bits(b.width)
+                             : std::abs(double(a.width) - b.width) <= tol / modelSize(want) * std::max(1.0f, std::abs(b.width));
+    if (!points || !width || a.color != b.color || a.depth != b.depth || a.instance != b.instance) {
+      out << "segment " << k << ": " << vec(a.start) << "-" << vec(a.end) << " w" << a.width << " c" << a.color
+          << " d" << a.depth << " != serial " << vec(b.start) << "-" << vec(b.end) << " w" << b.width << " c"
+          << b.color << " d" << b.depth << " (tolerance " << tol << ")";
+      return out.str();
+    }
+  }
+  if (got.polygon_offsets != want.polygon_offsets) return "polygon offsets differ";
+  if (got.polygon_colors != want.polygon_colors) return "polygon colours differ";
+  if (got.polygon_instances != want.polygon_instances) return "polygon instances differ";
+  for (size_t k = 0; k < want.polygon_vertices.size(); ++k) {
+    const bool ok = exact ? same(got.polygon_vertices[k], want.polygon_vertices[k])
+                          : near(got.polygon_vertices[k], want.polygon_vertices[k], tol);
+    if (!ok)
+      return "polygon vertex " + std::to_string(k) + ": " + vec(got.polygon_vertices[k]) + " != serial " +
+             vec(want.polygon_vertices[k]);
+  }
+  return "";
+}
+
+bool hasBrackets(const ModuleString& s) {
+  return std::find_if(s.symbols.begin(), s.symbols.end(), [](uint8_t c) { return c == '[' || c == ']'; }) !=
+         s.symbols.end();
+}
+
+procgen::Geometry interpretWith(const procgen::LSystem& lsystem, const ModuleString& s,
+                                const procgen::ViewSettings& view, uint64_t seed,
+                                const procgen::Execution& execution) {
+  procgen::InterpretOptions options;
+  options.view = view;
+  options.seed = seed;
+  options.instance = 3;
+  options.execution = execution;
+  return procgen::interpret(lsystem, s, options);
+}
+
+TEST_P(Parity, EveryExampleInterpretsIdentically) {
+  const uint64_t max_modules = GetParam().chunk ? 30000 : 300000;
+  for (const fs::path& file : exampleFiles()) {
+    const procgen::LSystem lsystem = procgen::LSystem::fromFile(file);
+    const int n = cappedIterations(lsystem, lsystem.derivationLength(), max_modules);
+    SCOPED_TRACE(file.filename().string() + " n=" + std::to_string(n));
+    const ModuleString s = deriveWith(lsystem, n, 1, serialExecution());
+    const procgen::Geometry want = interpretWith(lsystem, s, lsystem.view(), 1, serialExecution());
+    ChunkScope chunks(GetParam().chunk);
+    const procgen::Geometry got = interpretWith(lsystem, s, lsystem.view(), 1, execution());
+    EXPECT_EQ(compareGeometry(got, want, hasBrackets(s) || lsystem.view().elasticity != 0.0f, s.size()), "");
+  }
+}
+
+/// A random turtle string: every turtle command, parameters on some, branches
+/// and polygons (nested, and sometimes unbalanced), letters the turtle ignores.
+ModuleString randomTurtleString(std::mt19937& rng, uint64_t n, bool branching, bool polygons) {
+  ModuleString s;
+  s.clear(true);
+  std::uniform_int_distribution<int> d(0, 99);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  int64_t depth = 0, polygon = 0;
+  auto add = [&](uint8_t c, std::initializer_list<float> params) {
+    s.symbols.push_back(c);
+    s.params.insert(s.params.end(), params);
+    s.param_offsets.push_back(s.params.size());
+  };
+  for (uint64_t i = 0; i < n; ++i) {
+    const int r = d(rng);
+    if (r < 25) add('F', {});
+    else if (r < 30) add('F', {0.5f + u(rng)});
+    else if (r < 33) add('G', {});
+    else if (r < 36) add('f', {});
+    else if (r < 38) add('g', {});
+    else if (r < 46) add("+-&^\\/"[d(rng) % 6], {});
+    else if (r < 50) add("+-&^\\/"[d(rng) % 6], {u(rng) * 90.0f});
+    else if (r < 51) add('|', {});
+    else if (r < 52 && branching) add('$', {});
+    else if (r < 54) add('!', {});
+    else if (r < 55) add('!', {u(rng) * 2.0f});
+    else if (r < 56) add('\'', {});
+    else if (r < 57) add('\'', {float(d(rng) % 5)});
+    else if (r < 65) add(r < 60 ? 'A' : 'B', {});
+    else if (r < 73 && branching) {
+      add('[', {});
+      ++depth;
+    } else if (r < 80 && branching && (depth > 0 || d(rng) < 2)) {
+      add(']', {});
+      depth = std::max<int64_t>(0, depth - 1);
+    } else if (r < 83 && polygons) {
+      add('{', {});
+      ++polygon;
+    } else if (r < 89 && polygons && polygon > 0) {
+      add('.', {});
+    } else if (r < 92 && polygons && (polygon > 0 || d(rng) < 3)) {
+      add('}', {});
+      polygon = std::max<int64_t>(0, polygon - 1);
+    } else {
+      add('F', {});
+    }
+  }
+  while (depth-- > 0 && d(rng) < 90) add(']', {});
+  return s;
+}
+
+TEST_P(Parity, RandomTurtleStringsInterpretIdentically) {
+  const procgen::LSystem lsystem = procgen::LSystem::fromText("Axiom: F\n");
+  std::mt19937 rng(2024);
+  const uint64_t sizes[] = {1, 10, 500, 5000, 40000};
+  int case_index = 0;
+  for (uint64_t n : sizes) {
+    for (int variant = 0; variant < 8; ++variant, ++case_index) {
+      const bool branching = variant & 1, polygons = variant & 2, tropism = variant & 4;
+      if (GetParam().chunk && n > 5000) continue;
+      const ModuleString s = randomTurtleString(rng, n, branching, polygons);
+      procgen::ViewSettings view;
+      view.angle_deg = 27.5f;
+      view.width_factor = 0.9f;
+      if (tropism) view.elasticity = 0.15f;
+      SCOPED_TRACE("case " + std::to_string(case_index) + " n=" + std::to_string(n) + " branching=" +
+                   std::to_string(branching) + " polygons=" + std::to_string(polygons) +
+                   " tropism=" + std::to_string(tropism));
+      const procgen::Geometry want = interpretWith(lsystem, s, view, 1, serialExecution());
+      ChunkScope chunks(GetParam().chunk);
+      const procgen::Geometry got = interpretWith(lsystem, s, view, 1, execution());
+      // Linear path (no brackets, no '$', no tropism) composes frames: tolerance.
+      const bool exact = hasBrackets(s) || tropism ||
+                         std::find(s.symbols.begin(), s.symbols.end(), '$') != s.symbols.end();
+      ASSERT_EQ(compareGeometry(got, want, exact, s.size()), "");
+    }
+  }
+}
+
+TEST_P(Parity, HomomorphismIsAppliedIdentically) {
+  // Context-sensitive, parametric and random homomorphism successors, two
+  // levels deep, over random strings of A(x), B and turtle commands.
+  const procgen::LSystem lsystem = procgen::LSystem::fromText(
+      "Lsystem: 1\n"
+      "Axiom: B\n"
+      "homomorphism:\n"
+      "maximum depth: 2\n"
+      "A(x) < B --> F(x)[+B]{.F.F.}\n"
+      "A(x) : x > 0.5 --> F(x)+(ran(40))C(x*0.5)\n"
+      "A(x) --> f(x)-F\n"
+      "B > [A(y)] --> G[-F]\n"
+      "B --> F!\n"
+      "C(x) --> F(x)&F(x)\n"
+      "endlsystem\n");
+  std::mt19937 rng(99);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (uint64_t n : {7, 300, 20000}) {
+    for (int seed = 1; seed <= 5; ++seed) {
+      ModuleString s;
+      s.clear(true);
+      int64_t depth = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        const int r = static_cast<int>(rng() % 10);
+        uint8_t c = r < 3 ? 'A' : r < 5 ? 'B' : r < 6 ? '[' : r < 7 && depth > 0 ? ']' : r < 8 ? '+' : 'F';
+        depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+        s.symbols.push_back(c);
+        if (c == 'A') s.params.push_back(u(rng));
+        s.param_offsets.push_back(s.params.size());
+      }
+      SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed));
+      const procgen::Geometry want = interpretWith(lsystem, s, lsystem.view(), seed, serialExecution());
+      ChunkScope chunks(GetParam().chunk);
+      const procgen::Geometry got = interpretWith(lsystem, s, lsystem.view(), seed, execution());
+      ASSERT_GT(want.segments.size(), n / 4);
+      ASSERT_EQ(compareGeometry(got, want, hasBrackets(s), s.size()), "");
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Parity, testing::ValuesIn(kVariants), variantName);

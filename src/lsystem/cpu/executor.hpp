@@ -74,4 +74,8 @@ class CpuExecutor {
   tbb::task_arena arena_;
 };
 
+/// Bracket partners (match.h convention) on the cpu: the treebox parallel
+/// matcher, then every ']' writes itself into its '[' (pass_runner.cpp).
+void bracketPartnersCpu(CpuExecutor& exec, const uint8_t* symbols, uint64_t n, int64_t* partner);
+
 }  // namespace procgen::detail

@@ -85,23 +85,7 @@ class CpuPassRunner final : public PassRunner {
   }
 
   void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) override {
-    // matchBrackets leaves, for every ']', the index of its '[' (-1 when
-    // unmatched) and for every '[' the innermost '[' enclosing it (< its own
-    // index). Each ']' then writes its index into its '[' (one writer per
-    // '['); a '[' still holding a smaller index was never closed.
-    Execution e;
-    e.backend = Backend::kCpu;
-    e.threads = exec_.threads();
-    matchBrackets(symbols, n, '[', ']', partner, e);
-    const ChunkPlan plan = exec_.plan(n, kRewriteChunk);
-    exec_.forEachChunk(plan, [&](uint64_t c) {
-      for (uint64_t i = plan.begin(c), end = plan.end(c); i < end; ++i)
-        if (symbols[i] == ']' && partner[i] >= 0) partner[partner[i]] = static_cast<int64_t>(i);
-    });
-    exec_.forEachChunk(plan, [&](uint64_t c) {
-      for (uint64_t i = plan.begin(c), end = plan.end(c); i < end; ++i)
-        if (symbols[i] == '[' && partner[i] < static_cast<int64_t>(i)) partner[i] = -1;
-    });
+    bracketPartnersCpu(exec_, symbols, n, partner);
   }
 
   bool cut(ModuleString& s) override;
@@ -251,6 +235,26 @@ bool CpuPassRunner::cut(ModuleString& s) {
 }
 
 }  // namespace
+
+void bracketPartnersCpu(CpuExecutor& exec, const uint8_t* symbols, uint64_t n, int64_t* partner) {
+  // matchBrackets leaves, for every ']', the index of its '[' (-1 when
+  // unmatched) and for every '[' the innermost '[' enclosing it (< its own
+  // index). Each ']' then writes its index into its '[' (one writer per
+  // '['); a '[' still holding a smaller index was never closed.
+  Execution e;
+  e.backend = Backend::kCpu;
+  e.threads = exec.threads();
+  matchBrackets(symbols, n, '[', ']', partner, e);
+  const ChunkPlan plan = exec.plan(n, kRewriteChunk);
+  exec.forEachChunk(plan, [&](uint64_t c) {
+    for (uint64_t i = plan.begin(c), end = plan.end(c); i < end; ++i)
+      if (symbols[i] == ']' && partner[i] >= 0) partner[partner[i]] = static_cast<int64_t>(i);
+  });
+  exec.forEachChunk(plan, [&](uint64_t c) {
+    for (uint64_t i = plan.begin(c), end = plan.end(c); i < end; ++i)
+      if (symbols[i] == '[' && partner[i] < static_cast<int64_t>(i)) partner[i] = -1;
+  });
+}
 
 std::unique_ptr<PassRunner> makeCpuPassRunner(int threads) {
   return std::make_unique<CpuPassRunner>(threads);

@@ -1,0 +1,503 @@
+// Parallel turtle interpretation on the cpu (oneTBB). Paper §5:
+//  0. homomorphism (if any): every chunk expands its modules on the fly as the
+//     serial interpreter does (same random keys) into a local buffer, keeping
+//     only modules the turtle acts on; a scan of the chunk sizes places them in
+//     one flat drawing string;
+//  1. count: per block of modules, segments, polygon-vertex records and polygon
+//     closes, which depend only on the symbols and the polygon depth (a
+//     max-plus scan of '{' / '}' over blocks when the string has polygons);
+//     an exclusive scan gives every block its output offsets, so geometry is
+//     written in place and lands in serial order;
+//  2a. non-branching strings (§5.2.1), when every command is a linear map of
+//     the turtle frame (no tropism, no '$'): *matrix accumulation* — each chunk
+//     walks from the identity frame, writing geometry in chunk-local
+//     coordinates, and ends with its transform; *matrix scan* over chunks;
+//     *geometry generation* maps each chunk's local geometry with its start
+//     state. Chunk 0 starts from the real state and needs no mapping;
+//  2b. branching strings (§5.2.2): the work queue. A work item is (turtle
+//     state, range of modules, output cursor). Brackets are matched with the
+//     treebox parentheses primitive (no depth limit, replacing the paper's
+//     depth-bucket hierarchy extraction); a '[' whose branch is long spawns the
+//     branch as a new item (tbb::task_group) and the current item continues
+//     after the matching ']' with the state it had at '[', its cursor
+//     recounted from the block offsets. Short branches are walked inline with
+//     a stack. Every item starts from an exact copy of the serial state, so
+//     this path is bit-identical to the serial interpreter;
+//  3. polygons: vertices are written to their record slots in parallel; a
+//     short sequential pass over the '{' / '}' events assembles them exactly as
+//     the serial polygon stack does.
+// Determinism: counts and order always equal the serial interpreter's; 2b is
+// bit-exact; 2a differs from serial by float rounding of the composed frames
+// (coordinates within 1e-4 of the model size, see procgen/lsystem.hpp).
+#include "lsystem/cpu/interpret.hpp"
+
+#include <tbb/task_group.h>
+
+#include <vector>
+
+#include "lsystem/cpu/executor.hpp"
+#include "lsystem/interpret_module.hpp"
+
+namespace procgen::detail {
+namespace {
+
+/// Modules per count block (the granularity of output offsets).
+constexpr uint64_t kCountBlock = 4096;
+/// Blocks per chunk of the non-branching path.
+constexpr uint64_t kBlocksPerChunk = 8;
+/// Branches at least this long become their own work item.
+constexpr uint64_t kSpawnBranch = 8192;
+/// Input modules per chunk of the homomorphism expansion.
+constexpr uint64_t kExpandChunk = uint64_t{1} << 14;
+
+/// d -> max(d + add, floor): the effect of a run of '{' / '}' on the polygon
+/// depth ('}' at depth 0 does nothing). Composes associatively.
+struct PolygonMap {
+  int64_t add = 0;
+  int64_t floor = 0;
+  int64_t apply(int64_t d) const { return std::max(d + add, floor); }
+  PolygonMap then(const PolygonMap& g) const { return {add + g.add, std::max(floor + g.add, g.floor)}; }
+};
+
+struct PolygonEvent {
+  bool open;        ///< '{' (else an acting '}')
+  uint64_t record;  ///< records before it
+};
+
+struct Block {
+  bool brackets = false, dollar = false, polygons = false;
+  PolygonMap polygon;
+  EmitCursor count;  ///< output of the block (polygon_depth unused)
+  EmitCursor start;  ///< output offsets and polygon depth at the block's first module
+  std::vector<PolygonEvent> events;
+  // The block's stack-monoid value (Levien §4): brackets not matched inside it.
+  std::vector<uint64_t> open_brackets;   ///< '[' still open at the block end, bottom first
+  std::vector<uint64_t> close_brackets;  ///< ']' that close a '[' of an earlier block
+};
+
+/// A matched bracket pair whose branch is long enough to be its own work item.
+struct LongBranch {
+  uint64_t open;
+  uint64_t close;
+};
+
+/// Turtle state at a chunk end relative to the chunk start (non-branching path).
+struct LocalTransform {
+  PgTurtle end{};
+  bool width_set = false, color_set = false;
+  uint64_t width_exact_segment = UINT64_MAX;  ///< segments from here on carry exact widths
+  uint64_t color_exact_segment = UINT64_MAX;
+  uint64_t color_exact_close = UINT64_MAX;
+};
+
+class CpuInterpreter {
+ public:
+  CpuInterpreter(const LSystemData& data, const InterpretOptions& options, uint64_t seed, int threads)
+      : data_(data), options_(options), seed_(seed), exec_(threads) {
+    initTurtle(options.view, &view_, &initial_);
+    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) acts_[c] = pgTurtleActs(static_cast<uint8_t>(c)) != 0;
+  }
+
+  void run(const ModuleString& input, Geometry& out) {
+    if (input.size() == 0) return;
+    PgStringView s = stringView(input);
+    if (homomorphismDepth(data_) > 0) {
+      expandHomomorphism(input);
+      s = stringView(expanded_);
+    }
+    const TurtleActions actions(view_);
+    action_ = actions.action;
+    count(s);
+    if (s.length == 0) return;
+
+    // Output arrays, appended after what `out` already holds.
+    const EmitCursor& total = total_;
+    const uint64_t seg_base = out.segments.size();
+    out.segments.resize(seg_base + total.segment);
+    records_.resize(total.record);
+    close_colors_.resize(total.close);
+    slots_.segments = out.segments.data() + seg_base;
+    slots_.records = records_.data();
+    slots_.close_colors = close_colors_.data();
+    slots_.instance = options_.instance;
+
+    bool brackets = false, dollar = false;
+    for (const Block& b : blocks_) {
+      brackets |= b.brackets;
+      dollar |= b.dollar;
+    }
+    if (!brackets && !dollar && view_.elasticity == 0.0f) {
+      interpretLinear(s);
+    } else {
+      interpretBranching(s);
+    }
+    if (has_polygons_) assemblePolygons(out);
+  }
+
+ private:
+  // -- 0. homomorphism -------------------------------------------------------
+  void expandHomomorphism(const ModuleString& input) {
+    const uint64_t n = input.size();
+    const PgStringView s = stringView(input);
+    std::vector<int64_t> partner;
+    if (data_.homomorphism.hasContext() &&
+        std::find_if(input.symbols.begin(), input.symbols.end(), [](uint8_t c) { return c == '[' || c == ']'; }) !=
+            input.symbols.end()) {
+      partner.resize(n);
+      bracketPartnersCpu(exec_, input.symbols.data(), n, partner.data());
+    }
+    HomomorphismExpander probe(data_, seed_, nullptr);
+    bool relevant[PG_SYMBOL_COUNT];
+    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) relevant[c] = acts_[c] || probe.expands(static_cast<uint8_t>(c));
+
+    struct Piece {
+      std::vector<uint8_t> symbols;
+      std::vector<uint32_t> param_counts;
+      std::vector<float> params;
+    };
+    const ChunkPlan plan = exec_.plan(n, kExpandChunk);
+    std::vector<Piece> pieces(plan.count);
+    exec_.forEachChunk(plan, [&](uint64_t c) {
+      HomomorphismExpander expander(data_, seed_, partner.empty() ? nullptr : partner.data());
+      Piece& p = pieces[c];
+      expander.walk(s, plan.begin(c), plan.end(c), 0, relevant, [&](uint8_t symbol, const float* params, int32_t np) {
+        if (!acts_[symbol]) return;
+        p.symbols.push_back(symbol);
+        p.param_counts.push_back(static_cast<uint32_t>(np));
+        p.params.insert(p.params.end(), params, params + np);
+      });
+    });
+    std::vector<uint64_t> module_at(plan.count + 1, 0), param_at(plan.count + 1, 0);
+    for (uint64_t c = 0; c < plan.count; ++c) {
+      module_at[c + 1] = module_at[c] + pieces[c].symbols.size();
+      param_at[c + 1] = param_at[c] + pieces[c].params.size();
+    }
+    expanded_.symbols.resize(module_at[plan.count]);
+    expanded_.param_offsets.resize(module_at[plan.count] + 1);
+    expanded_.params.resize(param_at[plan.count]);
+    expanded_.param_offsets[module_at[plan.count]] = param_at[plan.count];
+    exec_.forEachChunk(plan, [&](uint64_t c) {
+      const Piece& p = pieces[c];
+      std::copy(p.symbols.begin(), p.symbols.end(), expanded_.symbols.begin() + static_cast<std::ptrdiff_t>(module_at[c]));
+      std::copy(p.params.begin(), p.params.end(), expanded_.params.begin() + static_cast<std::ptrdiff_t>(param_at[c]));
+      uint64_t offset = param_at[c];
+      for (uint64_t k = 0; k < p.symbols.size(); ++k) {
+        expanded_.param_offsets[module_at[c] + k] = offset;
+        offset += p.param_counts[k];
+      }
+    });
+  }
+
+  // -- 1. count ----------------------------------------------------------------
+  uint64_t blockSize() const {
+    const uint64_t forced = cpuChunkOverride();
+    return forced ? forced : kCountBlock;
+  }
+
+  void count(const PgStringView& s) {
+    const uint64_t n = s.length;
+    const uint64_t bs = blockSize();
+    block_plan_.n = n;
+    block_plan_.size = bs;
+    block_plan_.count = (n + bs - 1) / bs;
+    blocks_.assign(block_plan_.count, Block{});
+    const uint8_t* sym = s.symbols;
+    // Pass A: flags, the polygon map, and the counts at polygon depth 0.
+    exec_.forEachChunk(block_plan_, [&](uint64_t b) {
+      Block& blk = blocks_[b];
+      EmitCursor c;
+      for (uint64_t i = block_plan_.begin(b), e = block_plan_.end(b); i < e; ++i) {
+        const uint8_t x = sym[i];
+        if (x == '[') {
+          blk.brackets = true;
+          blk.open_brackets.push_back(i);
+        } else if (x == ']') {
+          blk.brackets = true;
+          if (blk.open_brackets.empty()) blk.close_brackets.push_back(i);
+          else blk.open_brackets.pop_back();
+        }
+        blk.dollar |= x == '$';
+        const int a = action_[x];
+        if (a == PG_TURTLE_POLYGON_BEGIN) {
+          blk.polygons = true;
+          blk.polygon = blk.polygon.then(PolygonMap{1, 1});
+        } else if (a == PG_TURTLE_POLYGON_END) {
+          blk.polygons = true;
+          blk.polygon = blk.polygon.then(PolygonMap{-1, 0});
+        }
+        countAction(a, c);
+      }
+      blk.count = c;
+    });
+    has_polygons_ = false;
+    for (const Block& b : blocks_) has_polygons_ |= b.polygons;
+    if (has_polygons_) {
+      // Polygon depth at every block start, then the counts again at that depth.
+      int64_t d = 0;
+      for (Block& b : blocks_) {
+        b.start.polygon_depth = d;
+        d = b.polygon.apply(d);
+      }
+      exec_.forEachChunk(block_plan_, [&](uint64_t b) {
+        Block& blk = blocks_[b];
+        EmitCursor c;
+        c.polygon_depth = blk.start.polygon_depth;
+        for (uint64_t i = block_plan_.begin(b), e = block_plan_.end(b); i < e; ++i) {
+          const int a = action_[sym[i]];
+          if (a == PG_TURTLE_POLYGON_BEGIN) blk.events.push_back({true, c.record});
+          else if (a == PG_TURTLE_POLYGON_END && c.polygon_depth > 0) blk.events.push_back({false, c.record});
+          countAction(a, c);
+        }
+        c.polygon_depth = 0;
+        blk.count = c;
+      });
+    }
+    // Exclusive scan of the block counts; event records become global.
+    EmitCursor at;
+    for (Block& b : blocks_) {
+      b.start.segment = at.segment;
+      b.start.record = at.record;
+      b.start.close = at.close;
+      for (PolygonEvent& e : b.events) e.record += at.record;
+      at.segment += b.count.segment;
+      at.record += b.count.record;
+      at.close += b.count.close;
+    }
+    total_ = at;
+    symbols_ = sym;
+  }
+
+  /// The output cursor at module `pos`: the block's offsets plus a recount.
+  EmitCursor cursorAt(uint64_t pos) const {
+    const uint64_t b = std::min(pos / block_plan_.size, block_plan_.count - 1);
+    EmitCursor c = blocks_[b].start;
+    for (uint64_t i = block_plan_.begin(b); i < pos; ++i) countAction(action_[symbols_[i]], c);
+    return c;
+  }
+
+  // -- 2a. non-branching: matrix accumulation, scan, geometry generation -----
+  void interpretLinear(const PgStringView& s) {
+    const uint64_t bpc = cpuChunkOverride() ? 1 : kBlocksPerChunk;
+    ChunkPlan chunks;
+    chunks.n = block_plan_.count;
+    chunks.size = bpc;
+    chunks.count = (block_plan_.count + bpc - 1) / bpc;
+    std::vector<LocalTransform> local(chunks.count);
+    auto range = [&](uint64_t c) {
+      return std::pair<uint64_t, uint64_t>{block_plan_.begin(chunks.begin(c)),
+                                           block_plan_.end(chunks.end(c) - 1)};
+    };
+    exec_.forEachChunk(chunks, [&](uint64_t c) {
+      LocalTransform& L = local[c];
+      PgTurtle t = initial_;
+      if (c > 0) {
+        // The identity frame in the turtle's own basis: H, L, U = e1, e2, e3.
+        pgTurtleInit(&t, 1.0f);
+        const float e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+        for (int k = 0; k < 3; ++k) {
+          t.h[k] = e[0][k];
+          t.l[k] = e[1][k];
+          t.u[k] = e[2][k];
+        }
+      }
+      EmitCursor cur = blocks_[chunks.begin(c)].start;
+      const auto [begin, end] = range(c);
+      for (uint64_t i = begin; i < end; ++i) {
+        const uint8_t x = s.symbols[i];
+        if (!acts_[x]) continue;
+        const int32_t np = pgParamCount(&s, i);
+        const float* params = np ? s.params + s.param_offsets[i] : nullptr;
+        emitModule(t, view_, x, params, np, cur, slots_);
+        // '!' and '\'' with a parameter set the width / colour (turtle.h):
+        // from here on the chunk's values do not depend on its start state.
+        if (np > 0 && x == '!' && !L.width_set) {
+          L.width_set = true;
+          L.width_exact_segment = cur.segment;
+        } else if (np > 0 && x == '\'' && !L.color_set) {
+          L.color_set = true;
+          L.color_exact_segment = cur.segment;
+          L.color_exact_close = cur.close;
+        }
+      }
+      L.end = t;
+    });
+
+    // Matrix scan: the world state at every chunk start (double precision).
+    std::vector<PgTurtle> start(chunks.count);
+    start[0] = initial_;
+    for (uint64_t c = 1; c < chunks.count; ++c)
+      start[c] = c == 1 ? local[0].end : compose(start[c - 1], local[c - 1]);
+
+    // Geometry generation: map chunk-local geometry with the chunk's start state.
+    exec_.forEachChunk(chunks, [&](uint64_t c) {
+      if (c == 0) return;
+      const PgTurtle& S = start[c];
+      const LocalTransform& L = local[c];
+      const EmitCursor first = blocks_[chunks.begin(c)].start;
+      const uint64_t last_block = chunks.end(c) - 1;
+      const EmitCursor& lb = blocks_[last_block].start;
+      const EmitCursor& lc = blocks_[last_block].count;
+      const uint64_t seg_end = lb.segment + lc.segment, rec_end = lb.record + lc.record,
+                     close_end = lb.close + lc.close;
+      for (uint64_t k = first.segment; k < seg_end; ++k) {
+        Segment& g = slots_.segments[k];
+        g.start = mapPoint(S, g.start);
+        g.end = mapPoint(S, g.end);
+        if (k < L.width_exact_segment) g.width *= S.width;
+        if (k < L.color_exact_segment) g.color += S.color;
+        g.depth += S.depth;
+      }
+      for (uint64_t k = first.record; k < rec_end; ++k) slots_.records[k] = mapPoint(S, slots_.records[k]);
+      for (uint64_t k = first.close; k < close_end && k < L.color_exact_close; ++k) slots_.close_colors[k] += S.color;
+    });
+  }
+
+  static Vec3 mapPoint(const PgTurtle& S, const Vec3& p) {
+    Vec3 r;
+    r.x = static_cast<float>(S.pos[0] + double(S.h[0]) * p.x + double(S.l[0]) * p.y + double(S.u[0]) * p.z);
+    r.y = static_cast<float>(S.pos[1] + double(S.h[1]) * p.x + double(S.l[1]) * p.y + double(S.u[1]) * p.z);
+    r.z = static_cast<float>(S.pos[2] + double(S.h[2]) * p.x + double(S.l[2]) * p.y + double(S.u[2]) * p.z);
+    return r;
+  }
+
+  /// State after a chunk with local transform L entered in state S.
+  static PgTurtle compose(const PgTurtle& S, const LocalTransform& L) {
+    PgTurtle r = S;
+    auto mapVector = [&](const float* v, float* out) {
+      for (int k = 0; k < 3; ++k)
+        out[k] = static_cast<float>(double(S.h[k]) * v[0] + double(S.l[k]) * v[1] + double(S.u[k]) * v[2]);
+    };
+    for (int k = 0; k < 3; ++k)
+      r.pos[k] = static_cast<float>(S.pos[k] + double(S.h[k]) * L.end.pos[0] + double(S.l[k]) * L.end.pos[1] +
+                                    double(S.u[k]) * L.end.pos[2]);
+    mapVector(L.end.h, r.h);
+    mapVector(L.end.l, r.l);
+    mapVector(L.end.u, r.u);
+    r.width = L.width_set ? L.end.width : S.width * L.end.width;
+    r.color = L.color_set ? L.end.color : S.color + L.end.color;
+    r.depth = S.depth;
+    return r;
+  }
+
+  // -- 2b. branching: the work queue ------------------------------------------
+  void interpretBranching(const PgStringView& s) {
+    const uint64_t forced = cpuChunkOverride();
+    const uint64_t threshold = forced ? forced : kSpawnBranch;
+    // Match the brackets left open by each block in block order (the scan of
+    // the blocks' stack-monoid values). Pairs inside one block are shorter
+    // than a block and always walked inline, so only these can be long.
+    long_branches_.clear();
+    std::vector<uint64_t> stack;
+    for (const Block& b : blocks_) {
+      for (uint64_t close : b.close_brackets) {
+        if (stack.empty()) continue;  // unmatched ']' at top level: the turtle ignores it
+        const uint64_t open = stack.back();
+        stack.pop_back();
+        if (close - open >= threshold) long_branches_.push_back({open, close});
+      }
+      stack.insert(stack.end(), b.open_brackets.begin(), b.open_brackets.end());
+    }
+    std::sort(long_branches_.begin(), long_branches_.end(),
+              [](const LongBranch& a, const LongBranch& b) { return a.open < b.open; });
+    const EmitCursor root = blocks_[0].start;
+    if (exec_.threads() == 1 || long_branches_.empty()) {
+      walkItem(s, initial_, 0, s.length, root, nullptr);
+      return;
+    }
+    tbb::task_group group;
+    exec_.execute([&] {
+      group.run([&, root] { walkItem(s, initial_, 0, s.length, root, &group); });
+      group.wait();
+    });
+  }
+
+  /// One work item: modules [begin, end) from `state` with output cursor `cur`.
+  void walkItem(const PgStringView& s, PgTurtle state, uint64_t begin, uint64_t end, EmitCursor cur,
+                tbb::task_group* group) {
+    std::vector<PgTurtle> stack;
+    auto next_long = std::lower_bound(long_branches_.begin(), long_branches_.end(), begin,
+                                      [](const LongBranch& b, uint64_t pos) { return b.open < pos; });
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint8_t x = s.symbols[i];
+      if (!acts_[x]) continue;
+      if (x == '[' && group) {
+        while (next_long != long_branches_.end() && next_long->open < i) ++next_long;
+        if (next_long != long_branches_.end() && next_long->open == i) {
+          PgTurtle branch = state;
+          branch.depth += 1;
+          const uint64_t b = i + 1, e = next_long->close;
+          group->run([this, &s, branch, b, e, cur, group] { walkItem(s, branch, b, e, cur, group); });
+          // After the ']' the state is the one at '[' (the pop restores it).
+          i = e;
+          cur = cursorAt(i + 1);
+          continue;
+        }
+      }
+      const int32_t np = pgParamCount(&s, i);
+      const float* params = np ? s.params + s.param_offsets[i] : nullptr;
+      const int a = emitModule(state, view_, x, params, np, cur, slots_);
+      if (a == PG_TURTLE_PUSH) {
+        stack.push_back(state);
+        state.depth += 1;
+      } else if (a == PG_TURTLE_POP && !stack.empty()) {
+        state = stack.back();
+        stack.pop_back();
+      }
+    }
+  }
+
+  // -- 3. polygons -------------------------------------------------------------
+  void assemblePolygons(Geometry& out) {
+    std::vector<uint64_t> work;   // record indices of the open polygons' vertices
+    std::vector<size_t> starts;   // where each open polygon's vertices begin in `work`
+    uint64_t next_record = 0, close = 0;
+    for (const Block& b : blocks_) {
+      for (const PolygonEvent& e : b.events) {
+        for (; next_record < e.record; ++next_record) work.push_back(next_record);
+        if (e.open) {
+          starts.push_back(work.size());
+          continue;
+        }
+        const size_t first = starts.back();
+        starts.pop_back();
+        if (work.size() - first >= 3) {
+          for (size_t k = first; k < work.size(); ++k) out.polygon_vertices.push_back(records_[work[k]]);
+          out.polygon_offsets.push_back(out.polygon_vertices.size());
+          out.polygon_colors.push_back(close_colors_[close]);
+          out.polygon_instances.push_back(options_.instance);
+        }
+        ++close;
+        work.resize(first);
+      }
+    }
+  }
+
+  const LSystemData& data_;
+  const InterpretOptions& options_;
+  uint64_t seed_;
+  CpuExecutor exec_;
+  PgTurtleView view_{};
+  PgTurtle initial_{};
+  bool acts_[PG_SYMBOL_COUNT] = {};
+  const uint8_t* action_ = nullptr;
+  ModuleString expanded_;
+  ChunkPlan block_plan_;
+  std::vector<Block> blocks_;
+  EmitCursor total_;
+  const uint8_t* symbols_ = nullptr;
+  bool has_polygons_ = false;
+  std::vector<Vec3> records_;
+  std::vector<int32_t> close_colors_;
+  EmitSlots slots_;
+  std::vector<LongBranch> long_branches_;
+};
+
+}  // namespace
+
+void interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
+                  uint64_t seed, Geometry& out) {
+  CpuInterpreter interpreter(data, options, seed, options.execution.threads);
+  interpreter.run(string, out);
+}
+
+}  // namespace procgen::detail

@@ -1,0 +1,206 @@
+// Per-module interpretation logic shared by the interpreters (paper §5; ABOP
+// §1.5): the turtle set up from the view settings, what each symbol makes the
+// caller emit, the emission of one module into geometry slots, and the
+// on-the-fly homomorphism expansion (cpfg). The serial interpreter walks the
+// string once with these; the cpu interpreter runs the same code per chunk
+// and per branch, writing to offsets from a prefix sum of the counts below.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "lsystem/lsystem_data.hpp"
+#include "lsystem/match.h"
+#include "lsystem/turtle.h"
+#include "procgen/geometry.hpp"
+
+namespace procgen::detail {
+
+inline constexpr int kMaxHomomorphismDepth = 64;
+
+/// The turtle's view and initial state from the view settings.
+inline void initTurtle(const ViewSettings& v, PgTurtleView* view, PgTurtle* turtle) {
+  pgTurtleViewInit(view, v.step, v.angle_deg, v.width_factor, v.width_scale, v.tropism.x, v.tropism.y,
+                   v.tropism.z, v.elasticity);
+  pgTurtleInit(turtle, v.initial_width * v.width_scale);
+}
+
+/// Homomorphism recursion depth of `data` (0: no homomorphism).
+inline int homomorphismDepth(const LSystemData& data) {
+  return data.homomorphism.empty() ? 0 : std::clamp(data.homomorphism.max_depth, 1, kMaxHomomorphismDepth);
+}
+
+/// What pgTurtleApply returns for each symbol (it depends on the symbol only).
+struct TurtleActions {
+  uint8_t action[PG_SYMBOL_COUNT];
+  explicit TurtleActions(const PgTurtleView& view) {
+    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
+      PgTurtle t;
+      pgTurtleInit(&t, 1.0f);
+      action[c] = static_cast<uint8_t>(pgTurtleApply(&t, static_cast<pg_u8>(c), nullptr, 0, &view));
+    }
+  }
+};
+
+/// Output position of the walk: next segment, polygon-vertex record and
+/// polygon close, and the polygon nesting depth ('{' pushes, '}' pops when
+/// open; brackets do not affect it, as in cpfg).
+struct EmitCursor {
+  uint64_t segment = 0;
+  uint64_t record = 0;
+  uint64_t close = 0;
+  int64_t polygon_depth = 0;
+};
+
+/// Counts one module's output (no turtle needed: what is emitted depends only
+/// on the action and the polygon depth).
+inline void countAction(int action, EmitCursor& c) {
+  switch (action) {
+    case PG_TURTLE_DRAW:
+      if (c.polygon_depth == 0) ++c.segment;
+      else ++c.record;
+      break;
+    case PG_TURTLE_MOVE:
+    case PG_TURTLE_POLYGON_VERTEX:
+      if (c.polygon_depth > 0) ++c.record;
+      break;
+    case PG_TURTLE_DRAW_SILENT:
+      if (c.polygon_depth == 0) ++c.segment;
+      break;
+    case PG_TURTLE_POLYGON_BEGIN: ++c.polygon_depth; break;
+    case PG_TURTLE_POLYGON_END:
+      if (c.polygon_depth > 0) {
+        ++c.close;
+        --c.polygon_depth;
+      }
+      break;
+    default: break;
+  }
+}
+
+/// Destination arrays, sized by the count: segments in string order, polygon
+/// vertex records in string order, and the turtle colour at every closing '}'.
+struct EmitSlots {
+  Segment* segments = nullptr;
+  Vec3* records = nullptr;
+  int32_t* close_colors = nullptr;
+  int32_t instance = 0;
+};
+
+/// Applies one module and writes what it emits at the cursor. Push and pop
+/// are returned to the caller, which owns the branch stack.
+inline int emitModule(PgTurtle& t, const PgTurtleView& view, uint8_t symbol, const float* params,
+                      int32_t nparams, EmitCursor& c, const EmitSlots& out) {
+  const float prev[3] = {t.pos[0], t.pos[1], t.pos[2]};
+  const int action = pgTurtleApply(&t, symbol, params, nparams, &view);
+  switch (action) {
+    case PG_TURTLE_DRAW:
+    case PG_TURTLE_DRAW_SILENT:
+      if (c.polygon_depth == 0) {
+        Segment& s = out.segments[c.segment++];
+        s.start = {prev[0], prev[1], prev[2]};
+        s.end = {t.pos[0], t.pos[1], t.pos[2]};
+        s.width = t.width;
+        s.color = t.color;
+        s.depth = t.depth;
+        s.instance = out.instance;
+      } else if (action == PG_TURTLE_DRAW) {
+        out.records[c.record++] = {t.pos[0], t.pos[1], t.pos[2]};
+      }
+      break;
+    case PG_TURTLE_MOVE:
+    case PG_TURTLE_POLYGON_VERTEX:
+      if (c.polygon_depth > 0) out.records[c.record++] = {t.pos[0], t.pos[1], t.pos[2]};
+      break;
+    case PG_TURTLE_POLYGON_BEGIN: ++c.polygon_depth; break;
+    case PG_TURTLE_POLYGON_END:
+      if (c.polygon_depth > 0) {
+        out.close_colors[c.close++] = t.color;
+        --c.polygon_depth;
+      }
+      break;
+    default: break;
+  }
+  return action;
+}
+
+/// Applies homomorphism productions on the fly: visit(symbol, params, nparams)
+/// is called for every module the turtle sees, in order, a module with an
+/// applicable production being replaced by its successor, recursively up to
+/// the table's maximum depth. Random draws are keyed (seed, position at depth
+/// 0, phase 0xffffff00 | depth); context search uses `partner` at depth 0 only.
+/// One expander per thread (it owns the successor buffers).
+class HomomorphismExpander {
+ public:
+  HomomorphismExpander(const LSystemData& data, uint64_t seed, const int64_t* partner)
+      : rules_(data.rules(data.homomorphism)), max_depth_(homomorphismDepth(data)), seed_(seed),
+        partner_(partner), levels_(static_cast<size_t>(max_depth_) + 1) {}
+
+  bool expands(uint8_t symbol) const {
+    return max_depth_ > 0 && rules_.first_by_symbol[symbol] != PG_NO_PRODUCTION;
+  }
+
+  /// Visits modules [begin, end) of `s` at recursion depth `depth`.
+  /// `relevant[c]` false means the module can be skipped (no production, no turtle action).
+  template <typename Visit>
+  void walk(const PgStringView& s, uint64_t begin, uint64_t end, int depth, const bool* relevant, Visit&& visit) {
+    const bool expand = depth < max_depth_;
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint8_t symbol = s.symbols[i];
+      if (!relevant[symbol]) continue;
+      const int32_t nparams = pgParamCount(&s, i);
+      const float* params = nparams ? s.params + s.param_offsets[i] : nullptr;
+      if (expand && rules_.first_by_symbol[symbol] != PG_NO_PRODUCTION) {
+        float slots[PG_MAX_FORMALS];
+        PgRandomStream rng{seed_, depth == 0 ? i : 0, 0xffffff00u | static_cast<uint32_t>(depth), 0};
+        const int64_t* partner = depth == 0 ? partner_ : nullptr;
+        const int32_t j = pgFindProduction(&rules_, &s, partner, i, slots, &rng);
+        if (j != PG_NO_PRODUCTION) {
+          const PgStringView sub = successor(j, slots, rng, depth + 1);
+          walk(sub, 0, sub.length, depth + 1, relevant, visit);
+          continue;
+        }
+      }
+      visit(symbol, params, nparams);
+    }
+  }
+
+ private:
+  struct Level {  // successor buffer of one recursion depth
+    std::vector<uint8_t> symbols;
+    std::vector<uint64_t> offsets;
+    std::vector<float> params;
+  };
+
+  PgStringView successor(int32_t j, const float* slots, PgRandomStream& rng, int level) {
+    Level& L = levels_[static_cast<size_t>(level)];
+    const PgProduction& p = rules_.productions[j];
+    L.symbols.clear();
+    L.offsets.clear();
+    L.params.clear();
+    L.offsets.push_back(0);
+    rng.draws = PG_DRAW_SUCCESSOR;
+    for (int32_t m = 0; m < p.succ_count; ++m) {
+      const PgSuccessorModule sm = rules_.successors[p.succ_begin + m];
+      L.symbols.push_back(static_cast<uint8_t>(sm.symbol));
+      for (int32_t k = 0; k < sm.num_params; ++k)
+        L.params.push_back(pgEval(&rules_, rules_.successor_exprs[sm.first_expr + k], slots, &rng));
+      L.offsets.push_back(L.params.size());
+    }
+    PgStringView v;
+    v.symbols = L.symbols.data();
+    v.param_offsets = L.offsets.data();
+    v.params = L.params.data();
+    v.length = L.symbols.size();
+    return v;
+  }
+
+  PgRules rules_;
+  int max_depth_;
+  uint64_t seed_;
+  const int64_t* partner_;
+  std::vector<Level> levels_;
+};
+
+}  // namespace procgen::detail
