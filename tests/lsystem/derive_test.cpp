@@ -246,6 +246,40 @@ TEST(DeriveContext, BracketedRightContext) {
   EXPECT_EQ(deriveText("Axiom: AB[C]\n" + rule, 1), "AB[C]");
 }
 
+// Nested pattern brackets: A > B[C[D]E]F. Each pattern ']' skips the rest of
+// the branch its '[' entered.
+TEST(DeriveContext, NestedBracketedRightContext) {
+  const std::string rule = "A > B[C[D]E]F --> X\n";
+  EXPECT_EQ(deriveText("Axiom: AB[C[D]E]F\n" + rule, 1), "XB[C[D]E]F");
+  EXPECT_EQ(deriveText("Axiom: AB[C[DQ[R]]EY]F\n" + rule, 1), "XB[C[DQ[R]]EY]F");
+  EXPECT_EQ(deriveText("Axiom: AB[C[D]YE]F\n" + rule, 1), "AB[C[D]YE]F");  // E must follow [D...]
+  EXPECT_EQ(deriveText("Axiom: AB[C[D]E]GF\n" + rule, 1), "AB[C[D]E]GF");
+  // Ignored modules before a pattern '[' and inside the branch.
+  EXPECT_EQ(deriveText("#ignore +\nAxiom: A+B+[+C[D]+E]+F\n" + rule, 1), "X+B+[+C[D]+E]+F");
+}
+
+// Parameter counts must agree for context modules too (paper §2).
+TEST(DeriveContext, ContextParameterCountsMustAgree) {
+  EXPECT_EQ(deriveText("Axiom: A B A(1) B\nA(x) < B --> C(x)\n", 1), "ABA(1)C(1)");
+  EXPECT_EQ(deriveText("Axiom: B A(1,2) B C\nB > A(x,y) C --> D(x+y)\n", 1), "BA(1,2)BC");
+  EXPECT_EQ(deriveText("Axiom: B A(1,2) C\nB > A(x,y) C --> D(x+y)\n", 1), "D(3)A(1,2)C");
+}
+
+// Strings with unbalanced brackets (possible with hand-written axioms) must
+// not crash the bracket-aware search: no context is found across an
+// unmatched ']' walking back, and rewriting elsewhere goes on.
+TEST(DeriveContext, UnbalancedBracketsDoNotCrash) {
+  const std::string rules = "B < A --> X\nA > B --> Y\nC --> CC\n";
+  for (const char* axiom : {"B]A", "A[B", "]]A[[B", "B[A", "[[[C", "]]]C", "A]B[C"}) {
+    SCOPED_TRACE(axiom);
+    const std::string got = deriveText(std::string("Axiom: ") + axiom + "\n" + rules, 2);
+    EXPECT_EQ(countOf(got, '['), countOf(axiom, '['));
+    EXPECT_EQ(countOf(got, ']'), countOf(axiom, ']'));
+  }
+  EXPECT_EQ(deriveText("Axiom: B]A\n" + rules, 1), "B]A");  // no left context across ']'
+  EXPECT_EQ(deriveText("Axiom: B[A\n" + rules, 1), "B[X");  // out through the '['
+}
+
 TEST(DeriveContext, ParametricContextBindsAcrossBranches) {
   // B's left context is A(1): the branch [A(5)] is skipped. The right context
   // of A(1) is B(2) past the lateral branch.
@@ -343,7 +377,28 @@ bool refMatches(const RefProduction& p, const std::string& s, long i, const std:
   return true;
 }
 
-std::string refStep(const RefGrammar& g, const std::string& s) {
+/// '%' and the rest of its branch removed, up to the ']' closing it (kept).
+std::string refCut(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    int depth = 0;
+    size_t j = i + 1;
+    for (; j < s.size(); ++j) {
+      if (s[j] == '[') ++depth;
+      if (s[j] == ']' && depth-- == 0) break;
+    }
+    i = j - 1;  // the loop's ++i lands on the closing ']' (or the end)
+  }
+  return out;
+}
+
+/// One parallel rewriting step, then cutting. `context_hits` counts the
+/// modules rewritten by a production with a context.
+std::string refStep(const RefGrammar& g, const std::string& s, uint64_t* context_hits = nullptr) {
   std::string out;
   for (long i = 0; i < static_cast<long>(s.size()); ++i) {
     const RefProduction* hit = nullptr;
@@ -354,8 +409,9 @@ std::string refStep(const RefGrammar& g, const std::string& s) {
       }
     if (hit) out += hit->successor;
     else out += s[static_cast<size_t>(i)];
+    if (hit && context_hits && !(hit->left.empty() && hit->right.empty())) ++*context_hits;
   }
-  return out;
+  return refCut(out);
 }
 
 /// A random word over `letters` with balanced brackets, up to `max_len` characters.
@@ -381,15 +437,18 @@ std::string randomWord(std::mt19937& rng, const std::string& letters, int max_le
   return w;
 }
 
-void compareWithReference(const RefGrammar& g, int max_steps, size_t max_len) {
+void compareWithReference(const RefGrammar& g, int max_steps, size_t max_len,
+                          uint64_t* context_hits = nullptr) {
   SCOPED_TRACE(g.text());
   LSystem l = LSystem::fromText(g.text(), "random.l");
   std::string want = g.axiom;
   std::vector<uint64_t> lengths;
   int steps = 0;
   for (; steps < max_steps; ++steps) {
-    std::string next = refStep(g, want);
+    uint64_t hits = 0;
+    std::string next = refStep(g, want, &hits);
     if (next.size() > max_len) break;
+    if (context_hits) *context_hits += hits;
     want = std::move(next);
     lengths.push_back(want.size());
   }
@@ -410,9 +469,11 @@ TEST(DeriveReference, RandomD0LGrammarsMatchTextbookRewriting) {
     RefGrammar g;
     g.axiom = randomWord(rng, "ABF+-", 5, true);
     if (g.axiom.empty()) g.axiom = "A";
+    // Every third grammar may also cut branches with '%' (in successors only).
+    const std::string alphabet = trial % 3 == 0 ? "ABF+-%" : "ABF+-";
     for (char c : std::string("ABF")) {
       if (rng() % 5 == 0) continue;
-      g.productions.push_back({"", c, "", randomWord(rng, "ABF+-", 7, true)});
+      g.productions.push_back({"", c, "", randomWord(rng, alphabet, 7, true)});
     }
     compareWithReference(g, 8, 4000);
     RefGrammar generic = g;
@@ -422,37 +483,63 @@ TEST(DeriveReference, RandomD0LGrammarsMatchTextbookRewriting) {
   }
 }
 
+// The reference helpers themselves, on hand-checked cases.
+TEST(DeriveReference, ReferenceHelpersAreTextbook) {
+  const std::set<char> none, plus = {'+'};
+  EXPECT_EQ(matchingBracket("A[B[C]]", 1), 6u);
+  EXPECT_EQ(matchingBracket("A[B[C]]", 5), 3u);
+  EXPECT_EQ(leftNeighbour("B[C]A", 4, none), 0);
+  EXPECT_EQ(leftNeighbour("B[A", 2, none), 0);
+  EXPECT_EQ(leftNeighbour("B+A", 2, plus), 0);
+  EXPECT_EQ(leftNeighbour("[B]A", 3, none), -1);
+  EXPECT_EQ(rightNeighbour("A[C]B", 0, none), 4);
+  EXPECT_EQ(rightNeighbour("[A]B", 1, none), -1);
+  EXPECT_EQ(refCut("A[B%C]D"), "A[B]D");
+  EXPECT_EQ(refCut("AB%C[D]E"), "AB");
+  EXPECT_EQ(refCut("A[B[C%D]E%F]G"), "A[B[C]E]G");
+  RefGrammar g;
+  g.productions = {{"b", 'a', "", "b"}, {"", 'b', "", "a"}};
+  EXPECT_EQ(refStep(g, "baaa"), "abaa");  // ABOP p. 30
+}
+
 // Context-sensitive: several productions per letter in random order, left and
 // right contexts of up to two modules, random #ignore sets, bracketed strings.
 TEST(DeriveReference, RandomContextGrammarsMatchTextbookRewriting) {
   std::mt19937 rng(777);
   const std::string letters = "ABCD";
-  for (int trial = 0; trial < 200; ++trial) {
+  uint64_t context_hits = 0;
+  for (int trial = 0; trial < 300; ++trial) {
     RefGrammar g;
     for (char c : std::string("+-D"))
       if (rng() % 3 == 0) g.ignored.insert(c);
     std::string context_letters;
     for (char c : letters)
       if (!g.ignored.count(c)) context_letters += c;
-    auto context = [&]() {
-      std::string w;
-      int len = static_cast<int>(rng() % 3);
-      for (int k = 0; k < len; ++k) w += context_letters[rng() % context_letters.size()];
+    auto context = [&]() {  // one module (70%) or two
+      std::string w(1, context_letters[rng() % context_letters.size()]);
+      if (rng() % 10 < 3) w += context_letters[rng() % context_letters.size()];
       return w;
     };
-    g.axiom = randomWord(rng, "ABCD+-", 10, true);
-    if (g.axiom.empty()) g.axiom = "A[B]C";
+    g.axiom = randomWord(rng, "ABCD+-", 12, true);
+    if (g.axiom.size() < 3) g.axiom = "A[B]C";
     const int nprod = 2 + static_cast<int>(rng() % 6);
     for (int k = 0; k < nprod; ++k) {
       RefProduction p;
       p.pred = "ABC"[rng() % 3];
-      p.left = context();
-      p.right = context();
-      p.successor = randomWord(rng, "ABCD+-", 5, true);
+      const unsigned kind = rng() % 8;  // none 1/8, left 3/8, right 3/8, both 1/8
+      if (kind >= 1 && kind <= 3) p.left = context();
+      if (kind >= 4 && kind <= 6) p.right = context();
+      if (kind == 7) p.left = context(), p.right = context();
+      p.successor = randomWord(rng, "ABCABCD+-", 7, true);
       g.productions.push_back(p);
     }
-    compareWithReference(g, 6, 3000);
+    // Context-free fallbacks after the context productions keep strings growing.
+    for (char c : std::string("ABC"))
+      if (rng() % 2) g.productions.push_back({"", c, "", randomWord(rng, "ABCABCD+-", 5, true)});
+    compareWithReference(g, 7, 3000, &context_hits);
   }
+  // The comparison is not vacuous: context productions did fire, often.
+  EXPECT_GT(context_hits, 2000u);
 }
 
 // ---------------------------------------------------------------------------
@@ -599,6 +686,34 @@ TEST(DeriveDecomposition, ParametricRecursion) {
   const std::string model =
       "Axiom: X\nX --> S(3)\ndecomposition\nmaximum depth: 10\nS(n) : n > 0 --> F S(n-1)\n";
   EXPECT_EQ(deriveText(model, 1), "FFFS(0)");
+}
+
+// Decomposition productions may have contexts; they see the string of the
+// pass they rewrite. A -> AB; decomposition A < B -> C: after step 1 the
+// string AB becomes AC; at step 2, A -> AB and C is copied: ABC -> ACC.
+TEST(DeriveDecomposition, ContextInTheDecomposition) {
+  EXPECT_EQ(deriveText("Axiom: A\nA --> AB\ndecomposition\nA < B --> C\n", 2), "ACC");
+  EXPECT_EQ(deriveText("Axiom: A\nA --> BA\ndecomposition\nA < B --> C\n", 2), "BBA");
+}
+
+// The module limit also holds inside the decomposition passes. B -> BB with
+// depth 10 doubles ten times per step: the axiom B becomes 1024 B at step 0,
+// and step 1's first pass would make 2048.
+TEST(DeriveDecomposition, BudgetIsCheckedInDecompositionPasses) {
+  LSystem l = LSystem::fromText("Axiom: B\nA --> A\ndecomposition\nmaximum depth: 10\nB --> BB\n");
+  DeriveOptions o;
+  o.iterations = 0;
+  EXPECT_EQ(derive(l, o).size(), 1024u);
+  o.iterations = 2;
+  o.max_modules = 2000;
+  try {
+    derive(l, o);
+    FAIL() << "no ResourceError";
+  } catch (const ResourceError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("step 1"), std::string::npos) << m;
+    EXPECT_NE(m.find("2048"), std::string::npos) << m;
+  }
 }
 
 // Homomorphism productions are for drawing only: derive() ignores them.

@@ -137,6 +137,19 @@ TEST(Turtle, DollarRollsLeftHorizontal) {
   }
 }
 
+// With H = V = +Y, V x H = 0: '$' leaves the frame alone (L = -X is horizontal).
+TEST(Turtle, DollarWithVerticalHeading) {
+  EXPECT_VEC(endOf("$F"), 0, 1, 0);
+  EXPECT_VEC(endOf("$+(90)F"), -1, 0, 0);
+}
+
+// Unbalanced brackets in a hand-written string must not crash the turtle.
+TEST(Turtle, UnbalancedBracketsDoNotCrash) {
+  EXPECT_EQ(draw("F]F[F").segments.size(), 3u);
+  EXPECT_EQ(draw("[[[F").segments.size(), 1u);
+  EXPECT_EQ(draw("]]]F}}.{F").segments.size(), 1u);
+}
+
 // ---------------------------------------------------------------------------
 // Closed and space-filling curves.
 
@@ -448,6 +461,36 @@ TEST(TurtleHomomorphism, ContextInTheHomomorphism) {
   ASSERT_EQ(g.segments.size(), 2u);
   EXPECT_VEC(g.segments[0].end, 0, 2, 0);
   EXPECT_VEC(g.segments[1].end, 0, 3, 0);
+}
+
+// ran() in a homomorphism successor is keyed by InterpretOptions::seed: the
+// same seed draws the same turns, another seed different ones, and every
+// turn lies in [0, 90) degrees as ran(90) promises.
+TEST(TurtleHomomorphism, RanIsKeyedByTheSeed) {
+  LSystem l = LSystem::fromText("Axiom: " + std::string(64, 'A') + "\nhomomorphism\nA --> +(ran(90))F\n");
+  auto run = [&](uint64_t seed) {
+    InterpretOptions o;
+    o.view = view90();
+    o.seed = seed;
+    return interpret(l, l.axiom(), o);
+  };
+  const Geometry a = run(1), b = run(1), c = run(2);
+  ASSERT_EQ(a.segments.size(), 64u);
+  expectSameGeometry(a, b);
+  bool differs = false;
+  for (size_t i = 0; i < 64; ++i) differs |= dist(a.segments[i].end, c.segments[i].end) > 1e-3f;
+  EXPECT_TRUE(differs);
+  // Heading angle (from +Y, counter-clockwise seen from +Z) grows by the turn.
+  double prev = 0;
+  for (const Segment& s : a.segments) {
+    const double h = std::atan2(-(s.end.x - s.start.x), s.end.y - s.start.y) * 180 / M_PI;
+    double turn = std::fmod(h - prev + 720.0, 360.0);
+    if (turn > 359.999) turn = 0;  // rounding of a zero turn
+    EXPECT_GE(turn, 0.0);
+    EXPECT_LT(turn, 90.0 + 1e-3);
+    EXPECT_NEAR(dist(s.start, s.end), 1.0f, 1e-4f);
+    prev = h;
+  }
 }
 
 TEST(Turtle, InstanceIsWrittenIntoTheOutput) {
