@@ -10,6 +10,7 @@
 
 #include "treebox/match_chunked.hpp"
 #include "treebox/match_internal.hpp"
+#include "treebox/tsan_fork_join.hpp"
 
 namespace procgen::treebox_detail {
 namespace {
@@ -19,7 +20,16 @@ MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
                         int threads, uint64_t chunk) {
   auto run_workers = [](auto& worker, int workers) {
     tbb::task_arena arena(workers);
-    arena.execute([&] { tbb::parallel_for(0, workers, [&](int) { worker(); }); });
+    TsanForkJoin sync;
+    sync.fork();
+    arena.execute([&] {
+      tbb::parallel_for(0, workers, [&](int) {
+        sync.enter();
+        worker();
+        sync.leave();
+      });
+    });
+    sync.join();
   };
   return matchChunked<Index, kStats>(in, n, open, close, out, threads, chunk, run_workers);
 }

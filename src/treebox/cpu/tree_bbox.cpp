@@ -37,6 +37,7 @@
 
 #include "treebox/match_internal.hpp"
 #include "treebox/monoids.h"
+#include "treebox/tsan_fork_join.hpp"
 
 namespace procgen::treebox_detail {
 namespace {
@@ -71,13 +72,18 @@ void treeBBoxCpu(const Scene& scene, Box3* out, int threads, uint64_t chunk) {
   tbb::task_arena arena(threads);
   const uint64_t chunks = (n + chunk - 1) / chunk;
   auto forChunks = [&](auto&& body) {
+    TsanForkJoin sync;
+    sync.fork();
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<uint64_t>(0, chunks, 1),
                         [&](const tbb::blocked_range<uint64_t>& r) {
+                          sync.enter();
                           for (uint64_t c = r.begin(); c != r.end(); ++c)
                             body(c, c * chunk, std::min(n, (c + 1) * chunk));
+                          sync.leave();
                         });
     });
+    sync.join();
   };
 
   // 0. match
