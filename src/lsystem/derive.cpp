@@ -2,15 +2,16 @@
 // by decomposition (cpfg) and cutting ('%'). Written once over PassRunner, so
 // every backend shares the step logic, the random-number phases and the
 // memory-budget checks, and differs only in how a pass's stages are executed.
-#include <unistd.h>
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <string>
 
 #include "lsystem/derive_stages.hpp"
+#include "lsystem/memory_budget.hpp"
 #include "lsystem/pass_runner.hpp"
+#if PROCGEN_HAVE_OPENCL
+#include "lsystem/opencl/pass_runner.hpp"
+#endif
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
 
@@ -25,7 +26,11 @@ std::unique_ptr<PassRunner> makePassRunner(const Execution& execution) {
 #else
     case Backend::kCpu:
 #endif
+#if PROCGEN_HAVE_OPENCL
+    case Backend::kOpenCL: return makeOpenCLPassRunner(execution.device);
+#else
     case Backend::kOpenCL: break;
+#endif
   }
   throw BackendUnavailableError("L-system derivation has no '" +
                                 std::string(backendName(execution.backend)) +
@@ -39,25 +44,6 @@ namespace {
 using detail::ChunkCount;
 using detail::LSystemData;
 using detail::RuleTable;
-
-uint64_t physicalMemoryBytes() {
-  long pages = sysconf(_SC_PHYS_PAGES);
-  long page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return uint64_t{8} << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-}
-
-std::string humanBytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 5) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
-  return buf;
-}
 
 bool symbolCanAppear(const LSystemData& d, uint8_t symbol) {
   if (std::find(d.axiom.symbols.begin(), d.axiom.symbols.end(), symbol) != d.axiom.symbols.end())
@@ -78,8 +64,7 @@ class Deriver {
         productions_have_context_(data.productions.hasContext()),
         decomposition_has_context_(data.decomposition.hasContext()),
         cut_possible_(symbolCanAppear(data, '%')),
-        budget_bytes_(options.memory_budget_bytes ? options.memory_budget_bytes
-                                                  : physicalMemoryBytes() / 2) {}
+        budget_(options.max_modules, options.memory_budget_bytes) {}
 
   int threads() const { return runner_->threads(); }
 
@@ -119,28 +104,6 @@ class Deriver {
         break;
   }
 
-  void checkBudget(const ChunkCount& c, bool has_context, int step, uint64_t current_bytes) {
-    if (options_.max_modules && c.modules > options_.max_modules) {
-      throw ResourceError("derivation step " + std::to_string(step) + " would produce " +
-                          std::to_string(c.modules) + " modules, over --max-modules " +
-                          std::to_string(options_.max_modules) + "; stopped before allocating");
-    }
-    const bool parametric = data_.parametric;
-    // next string + the choice and partner arrays of the pass after it
-    double per_module = 1.0 + (parametric ? 8.0 : 0.0) + 4.0 + (has_context ? 8.0 : 0.0);
-    double projected = per_module * static_cast<double>(c.modules) + 4.0 * static_cast<double>(c.params);
-    if (projected + static_cast<double>(current_bytes) > static_cast<double>(budget_bytes_)) {
-      throw ResourceError("derivation step " + std::to_string(step) + " would produce " +
-                          std::to_string(c.modules) + " modules (" + humanBytes(projected) +
-                          "), over the memory budget of " + humanBytes(static_cast<double>(budget_bytes_)) +
-                          "; stopped before allocating (lower -n, or see --max-modules)");
-    }
-  }
-
-  static uint64_t bytesOf(const ModuleString& s) {
-    return s.symbols.size() + 8 * s.param_offsets.size() + 4 * s.params.size();
-  }
-
   /// One pass of parallel rewriting with `table`; returns false when no module was rewritten.
   bool rewritePass(ModuleString& s, const RuleTable& table, bool has_context, uint32_t phase_id,
                    int step) {
@@ -148,7 +111,7 @@ class Deriver {
     const uint64_t n = s.size();
     if (&table == &data_.productions && d0l_.usable) {
       uint64_t total = runner_->countD0L(d0l_, s.symbols.data(), n);
-      checkBudget(ChunkCount{total, 0, n}, false, step, bytesOf(s));
+      budget_.check(ChunkCount{total, 0, n}, false, false, step, detail::MemoryBudget::bytesOf(s));
       next_.symbols.resize(total);
       runner_->rewriteD0L(d0l_, s.symbols.data(), n, next_.symbols.data());
       std::swap(s.symbols, next_.symbols);
@@ -173,7 +136,7 @@ class Deriver {
     choice_.resize(n);
     ChunkCount c = runner_->count(pass, choice_.data());
     if (c.rewritten == 0) return false;
-    checkBudget(c, has_context, step, bytesOf(s));
+    budget_.check(c, data_.parametric, has_context, step, detail::MemoryBudget::bytesOf(s));
     next_.symbols.resize(c.modules);
     if (data_.parametric) {
       next_.param_offsets.resize(c.modules + 1);
@@ -195,7 +158,7 @@ class Deriver {
   bool productions_have_context_;
   bool decomposition_has_context_;
   bool cut_possible_;
-  uint64_t budget_bytes_;
+  detail::MemoryBudget budget_;
   ModuleString next_;
   std::vector<int32_t> choice_;
   std::vector<int64_t> partner_;

@@ -4,6 +4,7 @@
 // scan in between (paper §4.2).
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "lsystem/derive_stages.hpp"
@@ -22,6 +23,15 @@ class PassRunner {
   virtual uint64_t countD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n) = 0;
   virtual void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) = 0;
   virtual void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) = 0;
+
+  /// Runs fn(i) for every i in [0, n): the work lists a driver builds itself,
+  /// e.g. the chunks of many L-systems in one batched pass (paper §6). The cpu
+  /// runner runs them in parallel; the default runs them in order.
+  virtual void forEach(uint64_t n, const std::function<void(uint64_t)>& fn) {
+    for (uint64_t i = 0; i < n; ++i) fn(i);
+  }
+  /// Modules per chunk for such work lists.
+  virtual uint64_t chunkModules() const { return uint64_t{1} << 15; }
   /// Stage cut: removes every '%' and the rest of its branch (cutBranches);
   /// returns true when anything was removed. The serial twin is the default.
   virtual bool cut(ModuleString& s) { return cutBranches(s); }
