@@ -17,6 +17,7 @@ enum class Backend {
 struct Execution {
   Backend backend = Backend::kSerial;
   int threads = 0;  ///< 0 = all hardware threads; ignored by the serial backend
+  int device = -1;  ///< opencl: device index (procgen/opencl.hpp); -1 = PROCGEN_OPENCL_DEVICE, else a GPU first
 };
 
 std::string_view backendName(Backend backend);

@@ -22,10 +22,11 @@ using CommandSetup = std::function<void(CLI::App& app)>;
 bool registerCommand(int order, CommandSetup setup);
 const std::vector<std::pair<int, CommandSetup>>& registeredCommands();
 
-/// Options every backend-aware command shares: --backend and --threads.
+/// Options every backend-aware command shares: --backend, --threads and --device.
 struct ExecutionOptions {
   std::string backend = "serial";
   int threads = 0;
+  int device = -1;  ///< --device N (opencl); -1 = PROCGEN_OPENCL_DEVICE or a GPU first
   void add(CLI::App& cmd, const std::string& default_backend = "serial");
   /// Validates and converts; throws BackendUnavailableError if not compiled in.
   Execution resolve() const;

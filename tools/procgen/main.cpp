@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "procgen/opencl.hpp"
 
 namespace procgen::cli {
 
@@ -32,6 +33,11 @@ void ExecutionOptions::add(CLI::App& cmd, const std::string& default_backend) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str()
       ->group("Execution");
+  cmd.add_option("--device", device,
+                 "OpenCL device index for --backend opencl (see 'procgen devices'; default: "
+                 "$PROCGEN_OPENCL_DEVICE, else the first GPU, else the first device)")
+      ->check(CLI::NonNegativeNumber)
+      ->group("Execution");
 }
 
 Execution ExecutionOptions::resolve() const {
@@ -44,6 +50,10 @@ Execution ExecutionOptions::resolve() const {
                            : "rebuild with OpenCL (apt-get install ocl-icd-opencl-dev opencl-headers) "
                              "and install a GPU driver, or pocl-opencl-icd to run on the CPU";
     throw BackendUnavailableError("backend '" + backend + "' is not available in this build: " + hint);
+  }
+  if (execution.backend == Backend::kOpenCL) {
+    execution.device = device;
+    openclSelectedDevice(device);  // no platform/device or a bad index: exit 3 with what to install
   }
   return execution;
 }
