@@ -580,6 +580,9 @@ LSystem LSystem::fromText(std::string_view text, const std::string& filename) {
 }
 
 LSystem LSystem::fromFile(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error("cannot read L-system file '" + path.string() + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read L-system file '" + path.string() + "'");
   std::ostringstream buffer;

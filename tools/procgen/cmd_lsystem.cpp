@@ -121,7 +121,7 @@ void setupLsystem(CLI::App& app) {
       "Outputs are chosen by extension: .txt (final module string), .obj .ply .glb .gltf "
       "(meshes), .svg .png (2D views); -o - prints the module string.\n"
       "Example: procgen lsystem examples/lsystems/plant-2d.l -n 5 -o plant.png -o plant.obj");
-  cmd->add_option("FILE", args->file, "L-system file (.l)")->required()->check(CLI::ExistingFile)->group("Input");
+  cmd->add_option("FILE", args->file, "L-system file (.l)")->required()->group("Input");  // unreadable: exit 2 from fromFile
   cmd->add_option("-n,--iterations", args->iterations, "Derivation steps (default: the file's derivation length)")
       ->check(CLI::NonNegativeNumber)->group("Derivation");
   cmd->add_option("--seed", args->seed, "Seed of the stochastic stream (default: the file's seed, else 1)")->group("Derivation");
