@@ -79,6 +79,49 @@ inline void countAction(int action, EmitCursor& c) {
   }
 }
 
+/// Applies one module to the turtle and tells `sink` what it emits, the one
+/// definition of cpfg's drawing rules every interpreter shares: F and G draw a
+/// segment outside polygons; inside one, F, f and '.' record a vertex (G and g
+/// only move); '{' opens a polygon, '}' closes the innermost open one. Push and
+/// pop are returned to the caller, which owns the branch stack.
+/// Sink: bool inPolygon(); segment(prev, t); vertex(t); beginPolygon(); endPolygon(t).
+template <typename Sink>
+inline int applyModule(PgTurtle& t, const PgTurtleView& view, uint8_t symbol, const float* params,
+                       int32_t nparams, Sink& sink) {
+  const float prev[3] = {t.pos[0], t.pos[1], t.pos[2]};
+  const int action = pgTurtleApply(&t, symbol, params, nparams, &view);
+  switch (action) {
+    case PG_TURTLE_DRAW:
+      if (sink.inPolygon()) sink.vertex(t);
+      else sink.segment(prev, t);
+      break;
+    case PG_TURTLE_DRAW_SILENT:
+      if (!sink.inPolygon()) sink.segment(prev, t);
+      break;
+    case PG_TURTLE_MOVE:
+    case PG_TURTLE_POLYGON_VERTEX:
+      if (sink.inPolygon()) sink.vertex(t);
+      break;
+    case PG_TURTLE_POLYGON_BEGIN: sink.beginPolygon(); break;
+    case PG_TURTLE_POLYGON_END:
+      if (sink.inPolygon()) sink.endPolygon(t);
+      break;
+    default: break;
+  }
+  return action;
+}
+
+inline Segment makeSegment(const float* prev, const PgTurtle& t, int32_t instance) {
+  Segment s;
+  s.start = {prev[0], prev[1], prev[2]};
+  s.end = {t.pos[0], t.pos[1], t.pos[2]};
+  s.width = t.width;
+  s.color = t.color;
+  s.depth = t.depth;
+  s.instance = instance;
+  return s;
+}
+
 /// Destination arrays, sized by the count: segments in string order, polygon
 /// vertex records in string order, and the turtle colour at every closing '}'.
 struct EmitSlots {
@@ -88,41 +131,25 @@ struct EmitSlots {
   int32_t instance = 0;
 };
 
-/// Applies one module and writes what it emits at the cursor. Push and pop
-/// are returned to the caller, which owns the branch stack.
+/// Sink writing at a cursor into pre-sized slots (the cpu interpreter; counts
+/// from countAction place every module's output).
+struct SlotSink {
+  EmitCursor& c;
+  const EmitSlots& out;
+  bool inPolygon() const { return c.polygon_depth > 0; }
+  void segment(const float* prev, const PgTurtle& t) { out.segments[c.segment++] = makeSegment(prev, t, out.instance); }
+  void vertex(const PgTurtle& t) { out.records[c.record++] = {t.pos[0], t.pos[1], t.pos[2]}; }
+  void beginPolygon() { ++c.polygon_depth; }
+  void endPolygon(const PgTurtle& t) {
+    out.close_colors[c.close++] = t.color;
+    --c.polygon_depth;
+  }
+};
+
 inline int emitModule(PgTurtle& t, const PgTurtleView& view, uint8_t symbol, const float* params,
                       int32_t nparams, EmitCursor& c, const EmitSlots& out) {
-  const float prev[3] = {t.pos[0], t.pos[1], t.pos[2]};
-  const int action = pgTurtleApply(&t, symbol, params, nparams, &view);
-  switch (action) {
-    case PG_TURTLE_DRAW:
-    case PG_TURTLE_DRAW_SILENT:
-      if (c.polygon_depth == 0) {
-        Segment& s = out.segments[c.segment++];
-        s.start = {prev[0], prev[1], prev[2]};
-        s.end = {t.pos[0], t.pos[1], t.pos[2]};
-        s.width = t.width;
-        s.color = t.color;
-        s.depth = t.depth;
-        s.instance = out.instance;
-      } else if (action == PG_TURTLE_DRAW) {
-        out.records[c.record++] = {t.pos[0], t.pos[1], t.pos[2]};
-      }
-      break;
-    case PG_TURTLE_MOVE:
-    case PG_TURTLE_POLYGON_VERTEX:
-      if (c.polygon_depth > 0) out.records[c.record++] = {t.pos[0], t.pos[1], t.pos[2]};
-      break;
-    case PG_TURTLE_POLYGON_BEGIN: ++c.polygon_depth; break;
-    case PG_TURTLE_POLYGON_END:
-      if (c.polygon_depth > 0) {
-        out.close_colors[c.close++] = t.color;
-        --c.polygon_depth;
-      }
-      break;
-    default: break;
-  }
-  return action;
+  SlotSink sink{c, out};
+  return applyModule(t, view, symbol, params, nparams, sink);
 }
 
 /// Applies homomorphism productions on the fly: visit(symbol, params, nparams)

@@ -107,6 +107,11 @@ class CpuInterpreter {
     }
     const TurtleActions actions(view_);
     action_ = actions.action;
+    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
+      const int a = action_[c];
+      draws_[c] = a == PG_TURTLE_DRAW || a == PG_TURTLE_DRAW_SILENT;
+      special_[c] = c == '[' || c == ']' || c == '$' || a == PG_TURTLE_POLYGON_BEGIN || a == PG_TURTLE_POLYGON_END;
+    }
     count(s);
     if (s.length == 0) return;
 
@@ -206,8 +211,12 @@ class CpuInterpreter {
     exec_.forEachChunk(block_plan_, [&](uint64_t b) {
       Block& blk = blocks_[b];
       EmitCursor c;
+      // Most modules only add to the segment count: one table lookup each.
+      uint64_t segments = 0;
       for (uint64_t i = block_plan_.begin(b), e = block_plan_.end(b); i < e; ++i) {
         const uint8_t x = sym[i];
+        segments += draws_[x];
+        if (!special_[x]) continue;
         if (x == '[') {
           blk.brackets = true;
           blk.open_brackets.push_back(i);
@@ -215,18 +224,17 @@ class CpuInterpreter {
           blk.brackets = true;
           if (blk.open_brackets.empty()) blk.close_brackets.push_back(i);
           else blk.open_brackets.pop_back();
-        }
-        blk.dollar |= x == '$';
-        const int a = action_[x];
-        if (a == PG_TURTLE_POLYGON_BEGIN) {
+        } else if (x == '$') {
+          blk.dollar = true;
+        } else if (action_[x] == PG_TURTLE_POLYGON_BEGIN) {
           blk.polygons = true;
           blk.polygon = blk.polygon.then(PolygonMap{1, 1});
-        } else if (a == PG_TURTLE_POLYGON_END) {
+        } else if (action_[x] == PG_TURTLE_POLYGON_END) {
           blk.polygons = true;
           blk.polygon = blk.polygon.then(PolygonMap{-1, 0});
         }
-        countAction(a, c);
       }
+      c.segment = segments;  // at polygon depth 0 (recounted below when there are polygons)
       blk.count = c;
     });
     has_polygons_ = false;
@@ -480,6 +488,9 @@ class CpuInterpreter {
   PgTurtle initial_{};
   bool acts_[PG_SYMBOL_COUNT] = {};
   const uint8_t* action_ = nullptr;
+  uint8_t draws_[PG_SYMBOL_COUNT] = {};    ///< F and G: one segment outside polygons
+  bool special_[PG_SYMBOL_COUNT] = {};     ///< brackets, '$', '{', '}'
+
   ModuleString expanded_;
   ChunkPlan block_plan_;
   std::vector<Block> blocks_;
