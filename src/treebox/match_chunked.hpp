@@ -10,17 +10,18 @@
 // stack (the scan up to it). Here the three steps are fused into one pass over
 // memory, in the style of a decoupled look-back scan:
 //   1. resolve: the branch-free loop (match_kernel.hpp) runs over the chunk.
-//      If chunk c-1 has already published (look-back; always so with one
-//      worker) the slots below the base are read from the incoming stack;
+//      If S_c (the stack after chunk c-1) is already published (look-back;
+//      always so with one worker) the slots below the base are read from it;
 //      otherwise they hold placeholders -(k+2) ("entry k from the top of the
 //      incoming stack"). The local stack then holds l, and a is known.
-//   2. scan:    wait until chunk c-1 has published the stack after it, S_c;
-//      publish S_{c+1} = S_c ⊕ (a, l). S is a persistent list of segments
-//      (chunk j, first k entries of l_j), so the step costs O(segments
-//      popped), amortised O(1) per chunk.
-//   3. patch:   (placeholder chunks only) expand the top a+1 entries of S_c
-//      and replace the placeholders, visiting only the blocks the loop
-//      flagged — the chunk's output is still in L2 from step 1.
+//   2. scan:    whichever worker gets the scan lock publishes, in chunk
+//      order, S_{c+1} = S_c ⊕ (a, l) for every resolved chunk. S is a
+//      persistent list of segments (chunk j, first k entries of l_j), so a
+//      step costs O(segments popped), amortised O(1) per chunk.
+//   3. patch:   (placeholder chunks only, by the worker that resolved them,
+//      once S_c is out) expand the top a+1 entries of S_c and replace the
+//      placeholders, visiting only the blocks the loop flagged — the chunk's
+//      output is usually still in L2.
 //
 // Why deep nesting costs no more than random input: an l list whose entries
 // are consecutive indices — every chunk of (((…))) — is stored as a run
@@ -37,6 +38,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -60,8 +62,12 @@ struct alignas(64) ChunkState {
   // else first_open + t (a run of consecutive indices, stored without a copy).
   const Index* opens = nullptr;
   Index first_open = 0;
-  int64_t top = -1;  // segment on top of S_{c+1}, valid once published
-  std::atomic<int> published{0};
+  uint64_t a = 0;          // unmatched closes
+  uint64_t b = 0;          // unmatched opens (|l|)
+  int64_t max_sp = 0;      // highest local stack position reached
+  int64_t top = -1;        // segment on top of S_{c+1}, valid once scanned
+  std::atomic<int> resolved{0};  // a, b, l, max_sp written
+  std::atomic<int> scanned{0};   // top written: S_{c+1} is published
 };
 
 /// Writes entries [t0, t0 + count) of chunk state `cs`'s l list to dst[0..count).
@@ -114,7 +120,7 @@ class SegmentCursor final : public FillSource<Index> {
 template <typename Index>
 struct MatchWorkspace {
   LocalStack<Index> stack;
-  std::vector<uint64_t> flagged;
+  std::vector<std::vector<uint64_t>> spare_flagged;  // recycled flagged-block lists
   std::vector<Index> incoming;
   static MatchWorkspace& forThisThread() {
     static thread_local MatchWorkspace workspace;
@@ -167,6 +173,14 @@ inline void patchPlaceholders(Index* out, uint64_t end, const std::vector<uint64
 
 /// The engine. `run_workers(worker, count)` must call worker() on `count`
 /// threads at once (or once, on the caller, when count == 1).
+///
+/// Decoupled scan: a worker never waits for another chunk while chunks are
+/// left. After resolving a chunk it marks it resolved and, if no other worker
+/// is scanning, advances the scan over every resolved chunk in order; its own
+/// placeholder chunks are patched as soon as their predecessor is scanned
+/// (usually one chunk later, while the output is still in L2). A worker that
+/// runs out of chunks helps the scan until its own chunks are patched, so a
+/// descheduled worker delays the others only at the very end.
 template <typename Index, bool kStats, typename RunWorkers>
 MatchStats matchChunked(const uint8_t* in, uint64_t n, uint8_t open, uint8_t close, Index* out,
                         int threads, uint64_t chunk, RunWorkers&& run_workers) {
@@ -178,7 +192,10 @@ MatchStats matchChunked(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
   const DeltaTable table = makeDeltaTable(open, close);
   std::unique_ptr<ChunkState<Index>[]> state(new ChunkState<Index>[chunks]);
   std::unique_ptr<StackSegment[]> segments(new StackSegment[2 * chunks + 1]);
-  uint64_t segment_count = 0;  // written only inside the scan step (chunk order)
+  // Scan state, touched only by the worker holding scan_mutex.
+  std::mutex scan_mutex;
+  std::atomic<uint64_t> scan_next{0};
+  uint64_t segment_count = 0;
   uint64_t unmatched_close = 0;
   uint64_t max_depth = 0;
   std::atomic<uint64_t> next{0};
@@ -188,93 +205,140 @@ MatchStats matchChunked(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
   pool.allocate(static_cast<int64_t>(n), /*huge_pages=*/false);
   std::atomic<uint64_t> pool_next{0};
 
+  // S_{c+1} = S_c ⊕ (a, l): pop a entries (whole segments, then cut one), push l.
+  auto scanStep = [&](uint64_t c) {
+    ChunkState<Index>& cs = state[c];
+    const int64_t top = c == 0 ? -1 : state[c - 1].top;
+    const uint64_t depth_in = top < 0 ? 0 : segments[top].depth;
+    int64_t node = top;
+    uint64_t rem = cs.a;
+    while (node >= 0 && rem >= segments[node].count) {
+      rem -= segments[node].count;
+      node = segments[node].parent;
+    }
+    if (node >= 0 && rem > 0) {
+      StackSegment cut = segments[node];
+      cut.count -= rem;
+      cut.depth -= rem;
+      segments[segment_count] = cut;
+      node = static_cast<int64_t>(segment_count++);
+    }
+    if (cs.b > 0) {
+      const uint64_t below = node < 0 ? 0 : segments[node].depth;
+      segments[segment_count] = StackSegment{c, cs.b, node, below + cs.b};
+      node = static_cast<int64_t>(segment_count++);
+    }
+    cs.top = node;
+    unmatched_close += cs.a > depth_in ? cs.a - depth_in : 0;
+    if constexpr (kStats) {
+      // Only when the chunk pops below the real stack bottom (unmatched
+      // closes) can the depth relative to its own minimum be larger.
+      uint64_t d = depth_in + static_cast<uint64_t>(cs.max_sp);
+      if (depth_in < cs.a) {
+        const uint64_t begin = c * chunk;
+        d = std::max<uint64_t>(d, static_cast<uint64_t>(maxLocalDepth(
+                                      in, begin, std::min(n, begin + chunk), table, 0, 0)));
+      }
+      max_depth = std::max(max_depth, d);
+    }
+    cs.scanned.store(1, std::memory_order_release);
+  };
+  auto tryScan = [&] {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(scan_mutex, std::try_to_lock);
+      if (!lock.owns_lock()) return;
+      uint64_t c = scan_next.load(std::memory_order_relaxed);
+      for (; c < chunks && state[c].resolved.load(std::memory_order_acquire); ++c) scanStep(c);
+      scan_next.store(c, std::memory_order_release);
+      lock.unlock();
+      // A chunk resolved while we held the lock would otherwise wait for
+      // the next caller.
+      if (c == chunks || !state[c].resolved.load(std::memory_order_acquire)) return;
+    }
+  };
+
   auto worker = [&] {
     MatchWorkspace<Index>& ws = MatchWorkspace<Index>::forThisThread();
     LocalStack<Index>& stack = ws.stack;
+    struct Pending {
+      uint64_t chunk;
+      std::vector<uint64_t> flagged;
+    };
+    std::vector<Pending> pending;  // this worker's chunks still holding placeholders
+    auto newFlagged = [&] {
+      std::vector<uint64_t> v;
+      if (!ws.spare_flagged.empty()) {
+        v = std::move(ws.spare_flagged.back());
+        ws.spare_flagged.pop_back();
+      }
+      v.clear();
+      return v;
+    };
+    auto patchReady = [&] {
+      size_t keep = 0;
+      for (size_t k = 0; k < pending.size(); ++k) {
+        Pending& p = pending[k];
+        const uint64_t c = p.chunk;
+        if (!state[c - 1].scanned.load(std::memory_order_acquire)) {
+          if (keep != k) pending[keep] = std::move(p);
+          ++keep;
+          continue;
+        }
+        // The top a+1 entries of S_c, entry k at inc[-k].
+        const uint64_t a = state[c].a;
+        ws.incoming.resize(a + 1);
+        SegmentCursor<Index> cursor(segments.get(), state.get(), state[c - 1].top);
+        cursor.fill(ws.incoming.data() + a, 0, static_cast<int64_t>(a) + 1);
+        patchPlaceholders(out, std::min(n, (c + 1) * chunk), p.flagged, ws.incoming.data() + a,
+                          static_cast<int64_t>(a));
+        ws.spare_flagged.push_back(std::move(p.flagged));
+      }
+      pending.resize(keep);
+    };
+
     for (uint64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
       const uint64_t begin = c * chunk;
       const uint64_t end = std::min(n, begin + chunk);
-      // 1. resolve
-      const bool direct = c == 0 || state[c - 1].published.load(std::memory_order_acquire) != 0;
-      SegmentCursor<Index> cursor(segments.get(), state.get(),
-                                  c > 0 && direct ? state[c - 1].top : -1);
+      // 1. resolve. With S_c already published (always with one worker)
+      // the incoming stack is read directly and nothing needs patching.
+      const bool direct = c == 0 || state[c - 1].scanned.load(std::memory_order_acquire) != 0;
+      SegmentCursor<Index> cursor(segments.get(), state.get(), c > 0 && direct ? state[c - 1].top : -1);
       stack.reset(/*placeholders=*/true, static_cast<int64_t>(std::min<uint64_t>(chunk, 1u << 20)),
                   direct ? &cursor : nullptr);
-      ws.flagged.clear();
+      std::vector<uint64_t> flagged = direct ? std::vector<uint64_t>{} : newFlagged();
       RangeSummary r = resolveRange<Index, kStats>(in, begin, end, table, out, stack,
-                                                   direct ? nullptr : &ws.flagged,
+                                                   direct ? nullptr : &flagged,
                                                    /*exact_local=*/false);
-      const uint64_t a = r.unmatchedCloses();
-      const uint64_t b = r.unmatchedOpens();
+      ChunkState<Index>& cs = state[c];
+      cs.a = r.unmatchedCloses();
+      cs.b = r.unmatchedOpens();
+      cs.max_sp = r.max_sp;
       const Index* l = stack.origin() + r.min_sp + 1;
-      if (b > 0 && l[b - 1] - l[0] == static_cast<Index>(b - 1)) {
-        state[c].first_open = l[0];  // consecutive: (((…
-      } else if (b > 0) {
-        Index* copy = pool.get() + pool_next.fetch_add(b, std::memory_order_relaxed);
-        std::copy(l, l + b, copy);
-        state[c].opens = copy;
+      if (cs.b > 0 && l[cs.b - 1] - l[0] == static_cast<Index>(cs.b - 1)) {
+        cs.first_open = l[0];  // consecutive: (((…
+      } else if (cs.b > 0) {
+        Index* copy = pool.get() + pool_next.fetch_add(cs.b, std::memory_order_relaxed);
+        std::copy(l, l + cs.b, copy);
+        cs.opens = copy;
       }
-
-      // 2. scan: S_c is what chunk c-1 published.
-      int64_t top = -1;
-      if (c > 0) {
-        std::atomic<int>& prev = state[c - 1].published;
-        for (int spin = 0; prev.load(std::memory_order_acquire) == 0; ++spin) {
-          if (spin < 256) std::this_thread::yield();
-          else prev.wait(0, std::memory_order_acquire);
-        }
-        top = state[c - 1].top;
-      }
-      const uint64_t depth_in = top < 0 ? 0 : segments[top].depth;
-      if (!direct) {
-        // The top a+1 entries of S_c, entry k at inc[-k].
-        ws.incoming.resize(a + 1);
-        SegmentCursor<Index> in_cursor(segments.get(), state.get(), top);
-        in_cursor.fill(ws.incoming.data() + a, 0, static_cast<int64_t>(a) + 1);
-      }
-      {
-        // S_{c+1}: pop a entries (whole segments, then cut one), push l.
-        int64_t node = top;
-        uint64_t rem = a;
-        while (node >= 0 && rem >= segments[node].count) {
-          rem -= segments[node].count;
-          node = segments[node].parent;
-        }
-        if (node >= 0 && rem > 0) {
-          StackSegment cut = segments[node];
-          cut.count -= rem;
-          cut.depth -= rem;
-          segments[segment_count] = cut;
-          node = static_cast<int64_t>(segment_count++);
-        }
-        if (b > 0) {
-          const uint64_t below = node < 0 ? 0 : segments[node].depth;
-          segments[segment_count] = StackSegment{c, b, node, below + b};
-          node = static_cast<int64_t>(segment_count++);
-        }
-        state[c].top = node;
-      }
-      unmatched_close += a > depth_in ? a - depth_in : 0;
-      if constexpr (kStats) {
-        // Only when the chunk pops below the real stack bottom (unmatched
-        // closes) can the depth relative to its own minimum be larger.
-        uint64_t d = depth_in + static_cast<uint64_t>(r.max_sp);
-        if (depth_in < a)
-          d = std::max<uint64_t>(d, static_cast<uint64_t>(maxLocalDepth(in, begin, end, table, 0, 0)));
-        max_depth = std::max(max_depth, d);
-      }
-      state[c].published.store(1, std::memory_order_release);
-      state[c].published.notify_all();
-
-      // 3. patch
-      if (!direct && !ws.flagged.empty())
-        patchPlaceholders(out, end, ws.flagged, ws.incoming.data() + a, static_cast<int64_t>(a));
+      cs.resolved.store(1, std::memory_order_release);
+      if (!flagged.empty()) pending.push_back(Pending{c, std::move(flagged)});
+      else if (!direct) ws.spare_flagged.push_back(std::move(flagged));
+      // 2. scan and 3. patch, as far as possible without waiting.
+      tryScan();
+      if (!pending.empty()) patchReady();
+    }
+    for (int spin = 0; !pending.empty(); ++spin) {
+      tryScan();
+      patchReady();
+      if (!pending.empty()) std::this_thread::yield();
     }
   };
 
   const uint64_t workers = std::min<uint64_t>(static_cast<uint64_t>(threads), chunks);
   if (workers <= 1) worker();
   else run_workers(worker, static_cast<int>(workers));
+  tryScan();  // all resolved: completes the scan if a worker's last try lost the lock
   const int64_t last = state[chunks - 1].top;
   stats.unmatched_open = last < 0 ? 0 : segments[last].depth;
   stats.unmatched_close = unmatched_close;
