@@ -84,6 +84,15 @@ class CpuPassRunner final : public PassRunner {
     });
   }
 
+  void forEach(uint64_t n, const std::function<void(uint64_t)>& fn) override {
+    exec_.forEachChunk(ChunkPlan{n, 1, n}, fn);  // one work item per "chunk"
+  }
+
+  uint64_t chunkModules() const override {
+    const uint64_t forced = cpuChunkOverride();
+    return forced ? forced : kRewriteChunk;
+  }
+
   void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) override {
     bracketPartnersCpu(exec_, symbols, n, partner);
   }
