@@ -16,6 +16,7 @@
 
 #include "cli.hpp"
 #include "procgen/lsystem.hpp"
+#include "procgen/scene.hpp"
 
 namespace procgen::cli {
 namespace {
@@ -100,7 +101,35 @@ std::vector<Column> makeColumns(const BenchOptions& o) {
   return columns;
 }
 
+/// A scene file (paper §6): all instances derived in batched passes, then drawn.
+Row benchScene(const fs::path& file, const std::vector<Column>& columns, int repeat) {
+  const Scene scene = Scene::fromFile(file);
+  Row row;
+  row.model = file.filename().string();
+  const SceneDerivation derived = deriveScene(scene, DeriveOptions{});
+  for (const DeriveStats& st : derived.stats) {
+    row.iterations = std::max(row.iterations, st.iterations);
+    row.modules_total += st.modules_total;
+  }
+  row.modules = derived.string.size();
+  for (const Column& c : columns) {
+    double d = -1, i = -1;
+    try {
+      DeriveOptions dopt;
+      dopt.execution = c.execution;
+      d = medianMs(repeat, [&] { (void)deriveScene(scene, dopt); });
+      i = medianMs(repeat, [&] { (void)interpretScene(scene, derived, c.execution); });
+    } catch (const Error& e) {
+      if (row.failure.empty()) row.failure = c.label + ": " + e.what();
+    }
+    row.derive_ms.push_back(d);
+    row.interpret_ms.push_back(i);
+  }
+  return row;
+}
+
 Row benchModel(const fs::path& file, const std::vector<Column>& columns, int repeat) {
+  if (file.extension() == ".scene") return benchScene(file, columns, repeat);
   const LSystem lsystem = LSystem::fromFile(file);
   Row row;
   row.model = lsystem.name();
@@ -196,6 +225,7 @@ void runBenchLsystem(const BenchOptions& o) {
   if (files.empty()) {
     const fs::path dir = findExamplesDir(o.examples_dir);
     for (const char* m : kTable1Models) files.push_back(dir / (std::string(m) + ".l"));
+    files.push_back(dir.parent_path() / "scenes" / "forest.scene");  // many L-systems at once (§6)
   }
   const std::vector<Column> columns = makeColumns(o);
   std::vector<Row> rows;
@@ -216,7 +246,8 @@ void setupBench(CLI::App& app) {
   auto args = std::make_shared<BenchOptions>();
   CLI::App* cmd = bench->add_subcommand(
       "lsystem", "Derivation and interpretation times per model: serial against every backend and thread count");
-  cmd->add_option("files", args->files, "L-system files (default: the paper's Table 1 models in examples/lsystems)");
+  cmd->add_option("files", args->files,
+                  "L-system (.l) or scene (.scene) files (default: the paper's Table 1 models and the forest scene)");
   cmd->add_option("--examples", args->examples_dir, "Folder of the Table 1 models (default: examples/lsystems)");
   cmd->add_option("--backends", args->backends, "Backends beside serial (default: cpu)")->delimiter(',');
   cmd->add_option("--threads", args->threads, "Thread counts to run (default: 1, 2, 4 ... all)")->delimiter(',');
