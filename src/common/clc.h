@@ -13,6 +13,9 @@
 #define PROCGEN_COMMON_CLC_H
 
 #ifdef __OPENCL_C_VERSION__
+/* OpenCL C lets the compiler fuse a*b+c into fma by default; C++ here does
+ * not (ISO mode, no -ffp-contract=fast). Off, so float results match the host. */
+#pragma OPENCL FP_CONTRACT OFF
 #define PROCGEN_FN inline
 #define PROCGEN_GLOBAL __global
 #define PROCGEN_CONSTANT __constant
