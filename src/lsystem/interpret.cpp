@@ -23,7 +23,13 @@ Geometry interpret(const LSystem& lsystem, const ModuleString& string, const Int
 #else
     case Backend::kCpu:
 #endif
-    case Backend::kOpenCL: break;
+    case Backend::kOpenCL:
+      // Honest until the §5 kernels land (issue 5): derivation runs on opencl, drawing does not.
+      if (backendAvailable(Backend::kOpenCL))
+        throw BackendUnavailableError(
+            "L-system interpretation on the 'opencl' backend is not implemented yet (derivation "
+            "is); draw with --backend serial or cpu");
+      break;
   }
   throw BackendUnavailableError("L-system interpretation has no '" +
                                 std::string(backendName(options.execution.backend)) +
