@@ -108,9 +108,13 @@ class OpenCLPassRunner final : public PassRunner {
     uint32_t a = 0;
     setRules(count_, a, t);
     setString(count_, a, in, n, pass.in.param_offsets != nullptr);
-    count_.arg(a++, has_partner ? partner_ : dummy_).arg(a++, cl_int{has_partner});
-    count_.arg(a++, cl_ulong{pass.seed}).arg(a++, cl_uint{pass.phase}).arg(a++, cl_ulong{chunk_});
-    count_.arg(a++, choice_).arg(a++, counts_);
+    count_.arg(a++, has_partner ? partner_ : dummy_);
+    count_.arg(a++, cl_int{has_partner});
+    count_.arg(a++, cl_ulong{pass.seed});
+    count_.arg(a++, cl_uint{pass.phase});
+    count_.arg(a++, cl_ulong{chunk_});
+    count_.arg(a++, choice_);
+    count_.arg(a++, counts_);
     count_.run(ctx_, chunks + 1, wg_);
     scan4_.exclusiveScan(counts_.get(), chunks + 1);
     cl_ulong4 total;
@@ -139,10 +143,16 @@ class OpenCLPassRunner final : public PassRunner {
     uint32_t a = 0;
     setRules(rewrite_, a, t);
     setString(rewrite_, a, in, n, pass.in.param_offsets != nullptr);
-    rewrite_.arg(a++, has_partner ? partner_ : dummy_).arg(a++, cl_int{has_partner});
-    rewrite_.arg(a++, cl_ulong{pass.seed}).arg(a++, cl_uint{pass.phase}).arg(a++, cl_ulong{chunk_});
-    rewrite_.arg(a++, choice_).arg(a++, counts_).arg(a++, cl_int{pass.parametric});
-    rewrite_.arg(a++, o.symbols).arg(a++, pass.parametric ? o.offsets : dummy_);
+    rewrite_.arg(a++, has_partner ? partner_ : dummy_);
+    rewrite_.arg(a++, cl_int{has_partner});
+    rewrite_.arg(a++, cl_ulong{pass.seed});
+    rewrite_.arg(a++, cl_uint{pass.phase});
+    rewrite_.arg(a++, cl_ulong{chunk_});
+    rewrite_.arg(a++, choice_);
+    rewrite_.arg(a++, counts_);
+    rewrite_.arg(a++, cl_int{pass.parametric});
+    rewrite_.arg(a++, o.symbols);
+    rewrite_.arg(a++, pass.parametric ? o.offsets : dummy_);
     rewrite_.arg(a++, pass.parametric ? o.params : dummy_);
     rewrite_.run(ctx_, chunks, wg_);
     o.symbols.read(out.symbols.data(), modules);
@@ -198,9 +208,6 @@ class OpenCLPassRunner final : public PassRunner {
 
   void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) override {
     if (n == 0) return;
-    PgStringView v{};
-    v.symbols = symbols;
-    v.length = n;
     // Only the symbols are needed; upload them alone when the string is not resident.
     const Buffer* sym;
     if (resident_.valid && resident_.symbols == symbols && resident_.n == n) {
@@ -298,13 +305,23 @@ class OpenCLPassRunner final : public PassRunner {
   }
 
   void setRules(Kernel& k, uint32_t& a, const TableBuffers& t) {
-    k.arg(a++, t.first_by_symbol).arg(a++, t.productions).arg(a++, t.patterns).arg(a++, t.successors);
-    k.arg(a++, t.successor_exprs).arg(a++, code_).arg(a++, constants_).arg(a++, globals_).arg(a++, ignored_);
+    k.arg(a++, t.first_by_symbol);
+    k.arg(a++, t.productions);
+    k.arg(a++, t.patterns);
+    k.arg(a++, t.successors);
+    k.arg(a++, t.successor_exprs);
+    k.arg(a++, code_);
+    k.arg(a++, constants_);
+    k.arg(a++, globals_);
+    k.arg(a++, ignored_);
   }
 
   void setString(Kernel& k, uint32_t& a, DeviceString& s, uint64_t n, bool parametric) {
-    k.arg(a++, s.symbols).arg(a++, parametric ? s.offsets : dummy_).arg(a++, parametric ? s.params : dummy_);
-    k.arg(a++, cl_ulong{n}).arg(a++, cl_int{parametric});
+    k.arg(a++, s.symbols);
+    k.arg(a++, parametric ? s.offsets : dummy_);
+    k.arg(a++, parametric ? s.params : dummy_);
+    k.arg(a++, cl_ulong{n});
+    k.arg(a++, cl_int{parametric});
   }
 
   Context& ctx_;
