@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "treebox/tsan_fork_join.hpp"
+
 namespace procgen::detail {
 
 /// Test hook: when non-zero, every cpu L-system stage cuts its input into
@@ -53,13 +55,19 @@ class CpuExecutor {
       for (uint64_t c = 0; c < plan.count; ++c) body(c);
       return;
     }
+    // The system oneTBB is not instrumented: tell TSan about its fork and join.
+    treebox_detail::TsanForkJoin sync;
+    sync.fork();
     arena_.execute([&] {
       tbb::parallel_for(tbb::blocked_range<uint64_t>(0, plan.count, 1),
                         [&](const tbb::blocked_range<uint64_t>& r) {
+                          sync.enter();
                           for (uint64_t c = r.begin(); c != r.end(); ++c) body(c);
+                          sync.leave();
                         },
                         tbb::simple_partitioner());
     });
+    sync.join();
   }
 
   /// Runs f() inside the arena (for task_group / parallel_for_each users).

@@ -413,10 +413,16 @@ class CpuInterpreter {
       return;
     }
     tbb::task_group group;
+    sync_.fork();
     exec_.execute([&] {
-      group.run([&, root] { walkItem(s, initial_, 0, s.length, root, &group); });
+      group.run([&, root] {
+        sync_.enter();
+        walkItem(s, initial_, 0, s.length, root, &group);
+        sync_.leave();
+      });
       group.wait();
     });
+    sync_.join();
   }
 
   /// One work item: modules [begin, end) from `state` with output cursor `cur`.
@@ -434,7 +440,12 @@ class CpuInterpreter {
           PgTurtle branch = state;
           branch.depth += 1;
           const uint64_t b = i + 1, e = next_long->close;
-          group->run([this, &s, branch, b, e, cur, group] { walkItem(s, branch, b, e, cur, group); });
+          sync_.fork();
+          group->run([this, &s, branch, b, e, cur, group] {
+            sync_.enter();
+            walkItem(s, branch, b, e, cur, group);
+            sync_.leave();
+          });
           // After the ']' the state is the one at '[' (the pop restores it).
           i = e;
           cur = cursorAt(i + 1);
@@ -501,6 +512,7 @@ class CpuInterpreter {
   std::vector<int32_t> close_colors_;
   EmitSlots slots_;
   std::vector<LongBranch> long_branches_;
+  treebox_detail::TsanForkJoin sync_;  ///< work-queue hand-overs inside uninstrumented TBB
 };
 
 }  // namespace
