@@ -138,9 +138,6 @@ TEST_F(CliLsystem, MalformedFileIsBadInputWithDiagnostic) {
 // docs/lsystem-language.md: "An unreadable file is a procgen::Error naming the
 // path (also status 2)" — bad input, like a malformed file.
 TEST_F(CliLsystem, MissingOrUnreadableFileIsBadInput) {
-  GTEST_SKIP() << "bug: cmd_lsystem.cpp checks FILE with CLI::ExistingFile, so a missing file or a "
-                  "directory is a CLI11 usage error (exit 1, 'FILE: File does not exist') instead of "
-                  "exit 2 from LSystem::fromFile";
   EXPECT_EQ(run("lsystem " + (dir_ / "missing.l").string()), 2) << err_;
   EXPECT_NE(err_.find("missing.l"), std::string::npos) << err_;
   EXPECT_EQ(run("lsystem " + dir_.string()), 2) << err_;  // a directory cannot be read as a model

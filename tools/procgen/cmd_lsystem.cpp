@@ -63,7 +63,10 @@ void runLsystem(const LsystemArgs& a) {
   interpret_options.view = view;
   interpret_options.execution = execution;
   interpret_options.seed = derive_options.seed;
-  Geometry geometry = interpret(lsystem, string, interpret_options);
+  // Interpret only when an output or the statistics need geometry: a string-only
+  // run works on every backend that derives.
+  const bool interpreted = a.output.needsGeometry() || !a.stats_json.empty() || a.output.outputs.empty();
+  const Geometry geometry = interpreted ? interpret(lsystem, string, interpret_options) : Geometry{};
   const auto t2 = Clock::now();
   const double derive_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double interpret_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -105,7 +108,10 @@ void runLsystem(const LsystemArgs& a) {
       << "}\n";
     writeTextOutput(a.stats_json, j.str());
   }
-  if (!a.quiet) {
+  if (!a.quiet && !interpreted) {
+    std::fprintf(stderr, "%s: %d steps, %" PRIu64 " modules (%" PRIu64 " over all steps); derive %.1f ms\n",
+                 lsystem.name().c_str(), stats.iterations, stats.modules, stats.modules_total, derive_ms);
+  } else if (!a.quiet) {
     std::fprintf(stderr,
                  "%s: %d steps, %" PRIu64 " modules (%" PRIu64 " over all steps), %zu segments, "
                  "%zu polygons; derive %.1f ms, interpret %.1f ms\n",

@@ -35,6 +35,12 @@ struct OutputOptions {
   void add(CLI::App& cmd);
   /// Throws a usage error for an unsupported extension (before a long run).
   void validate() const;
+  /// True when an output is a mesh or an image (so the string must be interpreted).
+  bool needsGeometry() const {
+    for (const std::string& out : outputs)
+      if (!isStringOutput(out)) return true;
+    return false;
+  }
   /// Writes every output: the module string for .txt and -, geometry otherwise.
   /// `string` is only called when a string output is requested.
   template <typename StringFn>
