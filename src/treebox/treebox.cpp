@@ -1,5 +1,5 @@
 // Public entry points of procgen/treebox.hpp: argument checks and backend
-// dispatch; the stages live in serial/ and cpu/ (STYLE.md practice 4).
+// dispatch; the stages live in serial/, cpu/ and opencl/ (STYLE.md practice 4).
 #include <stdexcept>
 #include <string>
 
@@ -7,14 +7,14 @@
 #include "procgen/error.hpp"
 #include "treebox/match_internal.hpp"
 #include "treebox/monoids.h"
+#if PROCGEN_HAVE_OPENCL
+#include "treebox/opencl/device_match.hpp"
+#endif
 
 namespace procgen {
 namespace {
 
 void requireBackend(const Execution& execution, const char* what) {
-  if (execution.backend == Backend::kOpenCL)
-    throw BackendUnavailableError(std::string(what) +
-                                  ": the opencl backend is not implemented yet (use serial or cpu)");
   if (!backendAvailable(execution.backend))
     throw BackendUnavailableError(std::string(what) + ": backend '" +
                                   std::string(backendName(execution.backend)) +
@@ -29,6 +29,10 @@ MatchStats dispatchMatch(const uint8_t* symbols, uint64_t n, uint8_t open, uint8
     throw std::length_error("matchSymbols: n = " + std::to_string(n) +
                             " does not fit int32_t indices; use the int64_t overload");
   requireBackend(execution, "matchSymbols");
+#if PROCGEN_HAVE_OPENCL
+  if (execution.backend == Backend::kOpenCL)
+    return treebox_detail::matchParensOpenCL(symbols, n, open, close, out, execution.device, stats);
+#endif
 #if PROCGEN_HAVE_TBB
   if (execution.backend == Backend::kCpu)
     return treebox_detail::matchParensCpu(symbols, n, open, close, out,
@@ -113,6 +117,10 @@ void treeBoundingBoxes(const Scene& scene, Box3* out, const Execution& execution
   if (scene.boxes.size() != scene.kinds.size())
     throw std::invalid_argument("treeBoundingBoxes: kinds and boxes differ in length");
   requireBackend(execution, "treeBoundingBoxes");
+#if PROCGEN_HAVE_OPENCL
+  if (execution.backend == Backend::kOpenCL)
+    return treebox_detail::treeBBoxOpenCL(scene, out, execution.device);
+#endif
 #if PROCGEN_HAVE_TBB
   if (execution.backend == Backend::kCpu)
     return treebox_detail::treeBBoxCpu(scene, out, effectiveThreads(execution),
