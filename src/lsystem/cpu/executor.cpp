@@ -3,6 +3,9 @@
 
 #include <tbb/info.h>
 
+#include <map>
+#include <mutex>
+
 namespace procgen::detail {
 namespace {
 std::atomic<uint64_t> chunk_override{0};
@@ -11,16 +14,28 @@ std::atomic<uint64_t> chunk_override{0};
 void setCpuChunkOverrideForTesting(uint64_t modules) { chunk_override.store(modules); }
 uint64_t cpuChunkOverride() { return chunk_override.load(); }
 
+CpuExecutor::Pool::Pool(int threads) : arena(threads) {
+  // The global scheduler caps workers at the core count; a request for more
+  // (e.g. 7 threads on 2 cores in the parity tests) raises the cap.
+  if (threads > tbb::info::default_concurrency())
+    oversubscribe.emplace(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
+}
+
+namespace {
+std::shared_ptr<CpuExecutor::Pool> poolFor(int threads) {
+  static std::mutex mutex;
+  static std::map<int, std::shared_ptr<CpuExecutor::Pool>> pools;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& pool = pools[threads];
+  if (!pool) pool = std::make_shared<CpuExecutor::Pool>(threads);
+  return pool;
+}
+}  // namespace
+
 CpuExecutor::CpuExecutor(int threads)
     : threads_(threads > 0 ? threads : tbb::info::default_concurrency()),
-      arena_(threads_ > 0 ? threads_ : 1) {
-  // The global scheduler caps workers at the core count; a request for more
-  // (e.g. 7 threads on 2 cores in the parity tests) raises the cap while this
-  // executor lives.
-  if (threads_ > tbb::info::default_concurrency())
-    oversubscribe_.emplace(tbb::global_control::max_allowed_parallelism,
-                           static_cast<size_t>(threads_));
-}
+      pool_(poolFor(threads_)),
+      arena_(pool_->arena) {}
 
 ChunkPlan CpuExecutor::plan(uint64_t n, uint64_t default_size) const {
   ChunkPlan p;

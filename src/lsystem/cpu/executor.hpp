@@ -7,10 +7,13 @@
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "treebox/tsan_fork_join.hpp"
@@ -76,10 +79,51 @@ class CpuExecutor {
     arena_.execute(std::forward<F>(f));
   }
 
+  /// One arena per thread count for the whole process: creating an arena per
+  /// call costs more than a small derivation step.
+  struct Pool {
+    std::optional<tbb::global_control> oversubscribe;
+    tbb::task_arena arena;
+    explicit Pool(int threads);
+  };
+
  private:
   int threads_;
-  std::optional<tbb::global_control> oversubscribe_;
-  tbb::task_arena arena_;
+  std::shared_ptr<Pool> pool_;
+  tbb::task_arena& arena_;
+};
+
+/// A work queue on a tbb::task_group (paper §5.2.2): items are indices into
+/// storage the caller fills *before* spawn(), so the hand-over is ordered for
+/// ThreadSanitizer although the system oneTBB is not instrumented; the only
+/// accesses TSan cannot order are the glue lambdas in this header reading
+/// their captured (queue, index), which tests/lsystem/tsan.supp names.
+class WorkQueue {
+ public:
+  WorkQueue(CpuExecutor& exec, std::function<void(uint64_t)> run) : exec_(exec), run_(std::move(run)) {}
+  /// Runs item `root` and every item spawned from it, inside the arena.
+  void runAll(uint64_t root) {
+    exec_.execute([&] {
+      spawn(root);
+      group_.wait();
+    });
+    sync_.join();
+  }
+  /// Runs item k as a task (callable from inside a running item).
+  void spawn(uint64_t k) {
+    sync_.fork();
+    group_.run([this, k] {
+      sync_.enter();
+      run_(k);
+      sync_.leave();
+    });
+  }
+
+ private:
+  CpuExecutor& exec_;
+  std::function<void(uint64_t)> run_;
+  tbb::task_group group_;
+  treebox_detail::TsanForkJoin sync_;
 };
 
 /// Bracket partners (match.h convention) on the cpu: the treebox parallel

@@ -31,8 +31,6 @@
 // (coordinates within 1e-4 of the model size, see procgen/lsystem.hpp).
 #include "lsystem/cpu/interpret.hpp"
 
-#include <tbb/task_group.h>
-
 #include <vector>
 
 #include "lsystem/cpu/executor.hpp"
@@ -407,47 +405,38 @@ class CpuInterpreter {
     }
     std::sort(long_branches_.begin(), long_branches_.end(),
               [](const LongBranch& a, const LongBranch& b) { return a.open < b.open; });
-    const EmitCursor root = blocks_[0].start;
+    // Item 0 is the whole string; item j+1 is long branch j, written by the
+    // item that reaches its '[' before it is spawned.
+    items_.assign(long_branches_.size() + 1, WorkItem{});
+    items_[0] = {initial_, 0, s.length, blocks_[0].start};
     if (exec_.threads() == 1 || long_branches_.empty()) {
-      walkItem(s, initial_, 0, s.length, root, nullptr);
+      walkItem(s, 0, nullptr);
       return;
     }
-    tbb::task_group group;
-    sync_.fork();
-    exec_.execute([&] {
-      group.run([&, root] {
-        sync_.enter();
-        walkItem(s, initial_, 0, s.length, root, &group);
-        sync_.leave();
-      });
-      group.wait();
-    });
-    sync_.join();
+    WorkQueue queue(exec_, [&](uint64_t k) { walkItem(s, k, &queue); });
+    queue.runAll(0);
   }
 
   /// One work item: modules [begin, end) from `state` with output cursor `cur`.
-  void walkItem(const PgStringView& s, PgTurtle state, uint64_t begin, uint64_t end, EmitCursor cur,
-                tbb::task_group* group) {
+  void walkItem(const PgStringView& s, uint64_t item, WorkQueue* queue) {
+    PgTurtle state = items_[item].state;
+    const uint64_t begin = items_[item].begin, end = items_[item].end;
+    EmitCursor cur = items_[item].cursor;
     std::vector<PgTurtle> stack;
     auto next_long = std::lower_bound(long_branches_.begin(), long_branches_.end(), begin,
                                       [](const LongBranch& b, uint64_t pos) { return b.open < pos; });
     for (uint64_t i = begin; i < end; ++i) {
       const uint8_t x = s.symbols[i];
       if (!acts_[x]) continue;
-      if (x == '[' && group) {
+      if (x == '[' && queue) {
         while (next_long != long_branches_.end() && next_long->open < i) ++next_long;
         if (next_long != long_branches_.end() && next_long->open == i) {
-          PgTurtle branch = state;
-          branch.depth += 1;
-          const uint64_t b = i + 1, e = next_long->close;
-          sync_.fork();
-          group->run([this, &s, branch, b, e, cur, group] {
-            sync_.enter();
-            walkItem(s, branch, b, e, cur, group);
-            sync_.leave();
-          });
+          WorkItem& branch = items_[static_cast<size_t>(next_long - long_branches_.begin()) + 1];
+          branch = {state, i + 1, next_long->close, cur};
+          branch.state.depth += 1;
+          queue->spawn(static_cast<uint64_t>(&branch - items_.data()));
           // After the ']' the state is the one at '[' (the pop restores it).
-          i = e;
+          i = next_long->close;
           cur = cursorAt(i + 1);
           continue;
         }
@@ -512,7 +501,12 @@ class CpuInterpreter {
   std::vector<int32_t> close_colors_;
   EmitSlots slots_;
   std::vector<LongBranch> long_branches_;
-  treebox_detail::TsanForkJoin sync_;  ///< work-queue hand-overs inside uninstrumented TBB
+  struct WorkItem {
+    PgTurtle state;
+    uint64_t begin, end;
+    EmitCursor cursor;
+  };
+  std::vector<WorkItem> items_;
 };
 
 }  // namespace
