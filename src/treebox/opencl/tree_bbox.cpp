@@ -83,8 +83,8 @@ struct BBoxDevice {
 };
 
 BBoxDevice& bboxDevice(Context& ctx) {
-  static std::map<int, std::unique_ptr<BBoxDevice>> cache;
-  auto& slot = cache[ctx.info().index];
+  static auto* cache = new std::map<int, std::unique_ptr<BBoxDevice>>;  // never destroyed (matcher.hpp)
+  auto& slot = (*cache)[ctx.info().index];
   if (!slot) slot = std::make_unique<BBoxDevice>(ctx);
   return *slot;
 }
