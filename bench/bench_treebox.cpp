@@ -1,4 +1,5 @@
-// Parentheses matching throughput (elements per second), serial vs cpu, for
+// Parentheses matching throughput (elements per second), serial vs cpu vs
+// opencl (labelled with the device name; on PoCL a CPU figure), for
 // random (push/pop equally likely unless the stack is empty), deep (((…)))
 // and flat ()()() inputs at n = 2^20, 2^24, 2^26, next to the machine's copy
 // bandwidth and the ceiling it implies for 1 byte in + 4 bytes out per element,
@@ -13,9 +14,11 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "procgen/opencl.hpp"
 #include "procgen/treebox.hpp"
 
 #if PROCGEN_HAVE_TBB
@@ -28,6 +31,18 @@
 namespace {
 
 using namespace procgen;
+
+// Label suffix naming the device of the opencl rows; false (and the state
+// skipped with the reason) when there is none.
+bool deviceLabel(benchmark::State& state, Backend backend, std::string& suffix) {
+  if (backend != Backend::kOpenCL) return true;
+  if (openclDevices().empty()) {
+    state.SkipWithError(openclStatus().c_str());
+    return false;
+  }
+  suffix = " " + openclSelectedDevice().name;
+  return true;
+}
 
 enum Shape { kRandom = 0, kDeep = 1, kFlat = 2 };
 
@@ -64,6 +79,8 @@ void BM_MatchParens(benchmark::State& state, Backend backend) {
   const std::vector<uint8_t>& s = input(shape, n);
   int32_t* out = output(n);
   Execution ex{backend, threads};
+  std::string device;
+  if (!deviceLabel(state, backend, device)) return;
   for (auto _ : state) {
     MatchStats st = matchSymbols(s.data(), static_cast<uint64_t>(n), '(', ')', out, ex);
     benchmark::DoNotOptimize(st);
@@ -72,7 +89,7 @@ void BM_MatchParens(benchmark::State& state, Backend backend) {
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * 5);
   static const char* names[] = {"random", "deep", "flat"};
-  state.SetLabel(names[shape]);
+  state.SetLabel(names[shape] + device);
 }
 
 void matchArgs(benchmark::internal::Benchmark* b, bool cpu) {
@@ -86,6 +103,9 @@ void matchArgs(benchmark::internal::Benchmark* b, bool cpu) {
 BENCHMARK_CAPTURE(BM_MatchParens, serial, Backend::kSerial)->Apply([](auto* b) { matchArgs(b, false); });
 #if PROCGEN_HAVE_TBB
 BENCHMARK_CAPTURE(BM_MatchParens, cpu, Backend::kCpu)->Apply([](auto* b) { matchArgs(b, true); });
+#endif
+#if PROCGEN_HAVE_OPENCL
+BENCHMARK_CAPTURE(BM_MatchParens, opencl, Backend::kOpenCL)->Apply([](auto* b) { matchArgs(b, false); });
 #endif
 
 // The memory-only ceiling of matching: read 1 byte, write 4 bytes per
@@ -121,7 +141,7 @@ BENCHMARK(BM_StreamCeiling)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark:
     ->MinTime(0.3)->UseRealTime();
 
 // Tree bounding boxes on a random scene (randomScene: about a quarter of the
-// elements open groups), serial vs cpu.
+// elements open groups), serial vs cpu vs opencl.
 void BM_TreeBBox(benchmark::State& state, Backend backend) {
   const uint64_t n = uint64_t{1} << state.range(0);
   const int threads = static_cast<int>(state.range(1));
@@ -130,6 +150,9 @@ void BM_TreeBBox(benchmark::State& state, Backend backend) {
   if (scene.size() == 0) scene = randomScene(n, 3, 2);
   std::vector<Box3> out(n);
   Execution ex{backend, threads};
+  std::string device;
+  if (!deviceLabel(state, backend, device)) return;
+  if (!device.empty()) state.SetLabel(device.substr(1));
   for (auto _ : state) {
     treeBoundingBoxes(scene, out.data(), ex);
     benchmark::ClobberMemory();
@@ -142,6 +165,10 @@ BENCHMARK_CAPTURE(BM_TreeBBox, serial, Backend::kSerial)
 BENCHMARK_CAPTURE(BM_TreeBBox, cpu, Backend::kCpu)
     ->Args({22, 1})->Args({22, 2})->ArgNames({"log2n", "threads"})->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+#endif
+#if PROCGEN_HAVE_OPENCL
+BENCHMARK_CAPTURE(BM_TreeBBox, opencl, Backend::kOpenCL)
+    ->Args({22, 0})->ArgNames({"log2n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 #endif
 
 // Copy bandwidth: memcpy of 2^26 int32 (256 MiB) on 1 or 2 threads. Bytes
