@@ -11,12 +11,13 @@
  *   a '[' at i matches m - 1 for the smallest m > i with e[m] <= e[i];
  * no such index means unmatched. Both are "nearest index with value <= t"
  * queries, answered by walking a tree of block minima (minLevel): up from i
- * until a block qualifies, then down to the exact index. The answers equal
- * the textbook stack's, unbalanced input included.
+ * until a block qualifies, then down to the exact index (opencl/min_tree.h,
+ * the same search treebox/opencl/match_parens.cl uses to find incoming stack
+ * entries). The answers equal the textbook stack's, unbalanced input
+ * included.
  */
 #include "common/clc.h"
-
-#define PG_MIN_BLOCK 32u
+#include "opencl/min_tree.h" /* PgMinTree, pgPrevAtMost, pgNextAtMost (shared with treebox) */
 
 __kernel void bracketDelta(__global const pg_u8* symbols, pg_u64 n, __global pg_i64* e) {
   const pg_u64 i = get_global_id(0);
@@ -34,78 +35,7 @@ __kernel void minLevel(__global pg_i64* tree, pg_u64 src_off, pg_u64 src_n, pg_u
   const pg_u64 k = get_global_id(0);
   const pg_u64 b = k * PG_MIN_BLOCK;
   if (b >= src_n) return;
-  const pg_u64 e = min(src_n, b + PG_MIN_BLOCK);
-  pg_i64 m = tree[src_off + b];
-  for (pg_u64 i = b + 1; i < e; ++i) m = min(m, tree[src_off + i]);
-  tree[dst_off + k] = m;
-}
-
-typedef struct PgMinTree {
-  __global const pg_i64* tree;
-  __global const pg_u64* off; /* level offsets into tree */
-  __global const pg_u64* len; /* level lengths */
-  pg_i32 levels;
-} PgMinTree;
-
-
-/* Smallest m >= s with e[m] <= t, or -1. */
-PROCGEN_FN pg_i64 pgNextAtMost(const PgMinTree* t, pg_u64 s, pg_i64 target) {
-  pg_i32 level = 0;
-  pg_u64 pos = s;
-  pg_i64 found = -1;
-  for (;;) {
-    const pg_u64 n = t->len[level];
-    if (pos >= n) return -1;
-    const pg_u64 block_end = min(n, (pos / PG_MIN_BLOCK + 1) * PG_MIN_BLOCK);
-    for (pg_u64 p = pos; p < block_end; ++p)
-      if (t->tree[t->off[level] + p] <= target) {
-        found = (pg_i64)p;
-        break;
-      }
-    if (found >= 0) break;
-    if (level + 1 >= t->levels) return -1;
-    pos = pos / PG_MIN_BLOCK + 1;
-    ++level;
-  }
-  pg_u64 p = (pg_u64)found;
-  while (level > 0) {
-    --level;
-    const pg_u64 n = t->len[level];
-    const pg_u64 b = p * PG_MIN_BLOCK;
-    const pg_u64 e = min(n, b + PG_MIN_BLOCK);
-    for (p = b; p < e; ++p)
-      if (t->tree[t->off[level] + p] <= target) break;
-  }
-  return (pg_i64)p;
-}
-
-/* Largest j <= s with e[j] <= t, or -1. */
-PROCGEN_FN pg_i64 pgPrevAtMost(const PgMinTree* t, pg_u64 s, pg_i64 target) {
-  pg_i32 level = 0;
-  pg_u64 pos = s;
-  pg_i64 found = -1;
-  for (;;) {
-    const pg_u64 block_begin = pos / PG_MIN_BLOCK * PG_MIN_BLOCK;
-    for (pg_u64 p = pos + 1; p-- > block_begin;)
-      if (t->tree[t->off[level] + p] <= target) {
-        found = (pg_i64)p;
-        break;
-      }
-    if (found >= 0) break;
-    if (level + 1 >= t->levels || pos / PG_MIN_BLOCK == 0) return -1;
-    pos = pos / PG_MIN_BLOCK - 1;
-    ++level;
-  }
-  pg_u64 p = (pg_u64)found;
-  while (level > 0) {
-    --level;
-    const pg_u64 n = t->len[level];
-    const pg_u64 b = p * PG_MIN_BLOCK;
-    const pg_u64 e = min(n, b + PG_MIN_BLOCK);
-    for (p = e; p-- > b;)
-      if (t->tree[t->off[level] + p] <= target) break;
-  }
-  return (pg_i64)p;
+  tree[dst_off + k] = pgMinOfBlock(tree + src_off, src_n, b);
 }
 
 /* level_info: `levels` level offsets into tree, then the `levels` level lengths. */
