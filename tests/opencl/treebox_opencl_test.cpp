@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "opencl/runtime.hpp"
 #include "procgen/opencl.hpp"
 #include "procgen/treebox.hpp"
 #include "treebox/match_internal.hpp"
@@ -44,6 +45,25 @@ using treebox_detail::OpenCLMatchShape;
   do {                                                             \
     if (openclDevices().empty()) GTEST_SKIP() << openclStatus();   \
   } while (0)
+
+// The kernels build with -Werror and an empty warning log, with every option
+// set the host uses (and the L-system kernel that shares opencl/min_tree.h).
+TEST(OpenCLTreebox, KernelsBuildWithoutWarnings) {
+  PROCGEN_SKIP_WITHOUT_OPENCL();
+  opencl::Context& ctx = opencl::Context::get();
+  const std::pair<const char*, const char*> builds[] = {
+      {"treebox/opencl/match_parens.cl", "-DPG_INDEX_T=int -DPG_K=32"},
+      {"treebox/opencl/match_parens.cl", "-DPG_INDEX_T=long -DPG_K=3"},
+      {"treebox/opencl/tree_bbox.cl", ""},
+      {"lsystem/opencl/bracket_partners.cl", ""}};
+  for (const auto& [name, options] : builds) {
+    SCOPED_TRACE(std::string(name) + " " + options);
+    std::string log;
+    cl_program p = ctx.buildSource(opencl::expandIncludes(name), std::string("-Werror ") + options, &log);
+    clReleaseProgram(p);
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  }
+}
 
 // ---- parentheses ----------------------------------------------------------
 
