@@ -14,8 +14,9 @@
 //    element) and require n <= kMaxInt32Elements;
 //  - results are bit-exact and identical on every backend and thread count;
 //  - functions are thread-safe for distinct outputs (no global state);
-//  - Backend::kOpenCL throws BackendUnavailableError (a later issue), and
-//    Backend::kCpu throws it when the build has no oneTBB.
+//  - Backend::kOpenCL runs the kernels of src/treebox/opencl/ (Levien §7–§9)
+//    and throws BackendUnavailableError when the build has no OpenCL or there
+//    is no device; Backend::kCpu throws it when the build has no oneTBB.
 #pragma once
 
 #include <cstdint>
