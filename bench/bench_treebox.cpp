@@ -81,6 +81,9 @@ void BM_MatchParens(benchmark::State& state, Backend backend) {
   Execution ex{backend, threads};
   std::string device;
   if (!deviceLabel(state, backend, device)) return;
+  // opencl steady state: the program built and the device buffers allocated
+  // and touched once, outside timing, like the host arrays above.
+  if (!device.empty()) matchSymbols(s.data(), static_cast<uint64_t>(n), '(', ')', out, ex);
   for (auto _ : state) {
     MatchStats st = matchSymbols(s.data(), static_cast<uint64_t>(n), '(', ')', out, ex);
     benchmark::DoNotOptimize(st);
@@ -152,7 +155,10 @@ void BM_TreeBBox(benchmark::State& state, Backend backend) {
   Execution ex{backend, threads};
   std::string device;
   if (!deviceLabel(state, backend, device)) return;
-  if (!device.empty()) state.SetLabel(device.substr(1));
+  if (!device.empty()) {
+    state.SetLabel(device.substr(1));
+    treeBoundingBoxes(scene, out.data(), ex);  // steady state, as in BM_MatchParens
+  }
   for (auto _ : state) {
     treeBoundingBoxes(scene, out.data(), ex);
     benchmark::ClobberMemory();
