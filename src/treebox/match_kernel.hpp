@@ -224,7 +224,13 @@ template <typename Index, bool kStats>
 RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const DeltaTable& table,
                           Index* out, LocalStack<Index>& stack, std::vector<uint64_t>* flagged,
                           bool exact_local = true) {
-  const int64_t* delta = table.data();
+  // Stack-pointer steps in bytes, so `top` moves by a plain add (the
+  // compiler folds the table load into it) rather than a scaled lea on the
+  // loop-carried dependency; measured the same speed here, where the two
+  // stores per element are the limit (~1.6 cycles per element).
+  alignas(64) int64_t step[256];
+  for (int c = 0; c < 256; ++c) step[c] = table[c] * static_cast<int64_t>(sizeof(Index));
+  const int64_t* delta = step;
   int64_t sp = 0;
   int64_t run_min = 0;
   int64_t max_sp = 0;
@@ -252,7 +258,7 @@ RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const
     const int64_t d = delta[(w >> (8 * (k))) & 0xffu];          \
     out[i + (k)] = *top;                                        \
     top[1] = static_cast<Index>(i + (k));                       \
-    top += d;                                                   \
+    top = reinterpret_cast<Index*>(reinterpret_cast<char*>(top) + d); \
   }
       PROCGEN_MATCH_STEP(0) PROCGEN_MATCH_STEP(1) PROCGEN_MATCH_STEP(2) PROCGEN_MATCH_STEP(3)
       PROCGEN_MATCH_STEP(4) PROCGEN_MATCH_STEP(5) PROCGEN_MATCH_STEP(6) PROCGEN_MATCH_STEP(7)
@@ -262,7 +268,7 @@ RangeSummary resolveRange(const uint8_t* in, uint64_t begin, uint64_t end, const
       const int64_t d = delta[in[i]];
       out[i] = *top;
       top[1] = static_cast<Index>(i);
-      top += d;
+      top = reinterpret_cast<Index*>(reinterpret_cast<char*>(top) + d);
     }
     sp = top - s;
     // Each level q an element of the block started from wrote slot q+1 with
