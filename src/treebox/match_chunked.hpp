@@ -76,8 +76,11 @@ inline void copyOpens(const ChunkState<Index>& cs, uint64_t t0, uint64_t count, 
   if (cs.opens) {
     std::copy(cs.opens + t0, cs.opens + t0 + count, dst);
   } else {
+    // Index-typed counter: the iota vectorises in Index lanes (4 int32 per
+    // SSE2 add) instead of 64-bit lanes narrowed by shuffles.
     const Index first = static_cast<Index>(cs.first_open + static_cast<Index>(t0));
-    for (uint64_t u = 0; u < count; ++u) dst[u] = static_cast<Index>(first + static_cast<Index>(u));
+    const Index m = static_cast<Index>(count);
+    for (Index u = 0; u < m; ++u) dst[u] = static_cast<Index>(first + u);
   }
 }
 
