@@ -19,9 +19,9 @@
 //      persistent list of segments (chunk j, first k entries of l_j), so a
 //      step costs O(segments popped), amortised O(1) per chunk.
 //   3. patch:   (placeholder chunks only, by the worker that resolved them,
-//      once S_c is out) expand the top a+1 entries of S_c and replace the
-//      placeholders, visiting only the blocks the loop flagged — the chunk's
-//      output is usually still in L2.
+//      once S_c is out) replace the placeholders with the top a+1 entries of
+//      S_c (expanded only when they are not consecutive), visiting only the
+//      blocks the loop flagged; the chunk's output is usually still in L2.
 //
 // Why deep nesting costs no more than random input: an l list whose entries
 // are consecutive indices — every chunk of (((…))) — is stored as a run
@@ -131,36 +131,49 @@ struct MatchWorkspace {
   }
 };
 
-/// Replaces the placeholders -(k+2) in out[fb, fb + kBlock) ∩ [.., end) for
-/// every flagged block start fb; entry k of the incoming stack is inc[-k].
+/// Entry k from the top of a published stack (-1 below its bottom), by a
+/// walk over its segments: O(segments passed).
 template <typename Index>
-inline void patchPlaceholders(Index* out, uint64_t end, const std::vector<uint64_t>& flagged,
-                              const Index* inc, int64_t a) {
-  // The a+1 entries are strictly decreasing (opens deeper in the stack have
-  // smaller indices) down to the -1 entries below the bottom. Two shapes
-  // that cover (((…))), ()()() and the top level of any input are patched
-  // with one add per element, which vectorises: entries that are all
-  // consecutive (entry k = inc[0] - k), and an empty incoming stack (all -1).
-  Index shift = 0;
-  bool linear = false;
-  if (inc[-a] >= 0 && inc[0] - inc[-a] == static_cast<Index>(a)) {
-    shift = static_cast<Index>(inc[0] + 2);  // -(k+2) + inc[0] + 2 = inc[0] - k
-    linear = true;
-  } else if (inc[0] == -1) {
-    linear = true;  // every entry is -1: v -> -1
+inline Index stackEntry(const StackSegment* segments, const ChunkState<Index>* state, int64_t seg,
+                        uint64_t k) {
+  while (seg >= 0 && k >= segments[seg].count) {
+    k -= segments[seg].count;
+    seg = segments[seg].parent;
   }
+  if (seg < 0) return -1;
+  const StackSegment& s = segments[seg];
+  const ChunkState<Index>& cs = state[s.chunk];
+  const uint64_t t = s.count - 1 - k;
+  return cs.opens ? cs.opens[t] : static_cast<Index>(cs.first_open + static_cast<Index>(t));
+}
+
+/// Replaces the placeholders -(k+2) in out[fb, fb + kBlock) ∩ [.., end) for
+/// every flagged block start fb, when entry k of the incoming stack is
+/// top - k for every k <= a (consecutive entries, `top` >= a), or -1 for
+/// every k (`top` == -1, empty stack): one add or select per element, which
+/// vectorises, and no copy of the incoming stack. Covers every chunk of
+/// (((…))) and ()()() and the top level of any input.
+template <typename Index>
+inline void patchLinear(Index* out, uint64_t end, const std::vector<uint64_t>& flagged, Index top) {
   for (uint64_t fb : flagged) {
     const uint64_t fe = std::min(end, fb + static_cast<uint64_t>(kBlock));
-    if (linear) {
-      if (shift != 0) {
-        for (uint64_t i = fb; i < fe; ++i) out[i] = out[i] < -1 ? static_cast<Index>(out[i] + shift) : out[i];
-      } else {
-        for (uint64_t i = fb; i < fe; ++i) out[i] = out[i] < -1 ? static_cast<Index>(-1) : out[i];
-      }
-      continue;
+    if (top >= 0) {
+      const Index shift = static_cast<Index>(top + 2);  // -(k+2) + top + 2 = top - k
+      for (uint64_t i = fb; i < fe; ++i) out[i] = out[i] < -1 ? static_cast<Index>(out[i] + shift) : out[i];
+    } else {
+      for (uint64_t i = fb; i < fe; ++i) out[i] = out[i] < -1 ? static_cast<Index>(-1) : out[i];
     }
-    // General stack: most elements of a flagged block are already final;
-    // test 16 at a time (vectorised) and fix only groups with placeholders.
+  }
+}
+
+/// The general case: entry k of the incoming stack is inc[-k].
+template <typename Index>
+inline void patchPlaceholders(Index* out, uint64_t end, const std::vector<uint64_t>& flagged,
+                              const Index* inc) {
+  for (uint64_t fb : flagged) {
+    const uint64_t fe = std::min(end, fb + static_cast<uint64_t>(kBlock));
+    // Most elements of a flagged block are already final: test 16 at a time
+    // (vectorised) and fix only groups with placeholders.
     uint64_t i = fb;
     for (; i + 16 <= fe; i += 16) {
       bool any = false;
@@ -287,13 +300,22 @@ MatchStats matchChunked(const uint8_t* in, uint64_t n, uint8_t open, uint8_t clo
           ++keep;
           continue;
         }
-        // The top a+1 entries of S_c, entry k at inc[-k].
+        // The top a+1 entries of S_c. They strictly decrease downwards
+        // (deeper opens have smaller indices) to the -1s below the bottom,
+        // so entries 0 and a alone tell whether they are consecutive.
         const uint64_t a = state[c].a;
-        ws.incoming.resize(a + 1);
-        SegmentCursor<Index> cursor(segments.get(), state.get(), state[c - 1].top);
-        cursor.fill(ws.incoming.data() + a, 0, static_cast<int64_t>(a) + 1);
-        patchPlaceholders(out, std::min(n, (c + 1) * chunk), p.flagged, ws.incoming.data() + a,
-                          static_cast<int64_t>(a));
+        const int64_t top = state[c - 1].top;
+        const uint64_t end = std::min(n, (c + 1) * chunk);
+        const Index e0 = stackEntry(segments.get(), state.get(), top, 0);
+        const Index ea = a == 0 ? e0 : stackEntry(segments.get(), state.get(), top, a);
+        if (e0 == -1 || (ea >= 0 && e0 - ea == static_cast<Index>(a))) {
+          patchLinear(out, end, p.flagged, e0);
+        } else {
+          ws.incoming.resize(a + 1);  // entry k at inc[-k]
+          SegmentCursor<Index> cursor(segments.get(), state.get(), top);
+          cursor.fill(ws.incoming.data() + a, 0, static_cast<int64_t>(a) + 1);
+          patchPlaceholders(out, end, p.flagged, ws.incoming.data() + a);
+        }
         ws.spare_flagged.push_back(std::move(p.flagged));
       }
       pending.resize(keep);
