@@ -23,7 +23,7 @@
 //      S_c (expanded only when they are not consecutive), visiting only the
 //      blocks the loop flagged; the chunk's output is usually still in L2.
 //
-// Why deep nesting costs no more than random input: an l list whose entries
+// Why deep nesting stays close to random input: an l list whose entries
 // are consecutive indices — every chunk of (((…))) — is stored as a run
 // (first index, count), not copied, and entries taken from runs are written
 // as ascending sequences; when the a+1 incoming entries a chunk needs are
