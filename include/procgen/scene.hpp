@@ -20,7 +20,7 @@
 namespace procgen {
 
 /// One placed L-system of a scene.
-struct SceneInstance {
+struct LSystemInstance {
   std::filesystem::path file;     ///< the .l file, resolved against the scene's folder
   LSystem lsystem{nullptr};       ///< compiled with the instance's constant overrides
   std::optional<int> iterations;  ///< default: the file's derivation length
@@ -32,20 +32,20 @@ struct SceneInstance {
   int line = 0;                   ///< line in the scene file (for messages)
 };
 
-struct Scene {
-  std::vector<SceneInstance> instances;
+struct LSystemScene {
+  std::vector<LSystemInstance> instances;
 
   /// Reads a scene file. Throws ParseError (file:line:col) on a malformed
   /// line, and the L-system's ParseError for a malformed model.
-  static Scene fromFile(const std::filesystem::path& path);
+  static LSystemScene fromFile(const std::filesystem::path& path);
   /// `base` resolves relative model paths; `filename` is used in diagnostics.
-  static Scene fromText(std::string_view text, const std::string& filename,
-                        const std::filesystem::path& base);
+  static LSystemScene fromText(std::string_view text, const std::string& filename,
+                               const std::filesystem::path& base);
 };
 
 /// The derived scene: one combined module string in which instance k owns
 /// modules [begin[k], begin[k+1]).
-struct SceneDerivation {
+struct LSystemSceneDerivation {
   ModuleString string;
   std::vector<uint64_t> begin;     ///< instances()+1 entries
   std::vector<DeriveStats> stats;  ///< per instance, as derive() would report it
@@ -54,7 +54,7 @@ struct SceneDerivation {
   size_t instances() const { return stats.size(); }
   /// Instance k's final string, exactly as derive() returns it for that
   /// instance alone (no param_offsets when the instance is not parametric).
-  ModuleString instanceString(size_t k, const Scene& scene) const;
+  ModuleString instanceString(size_t k, const LSystemScene& scene) const;
 };
 
 /// Derives every instance in batched passes: each pass runs count → scan →
@@ -63,11 +63,11 @@ struct SceneDerivation {
 /// derive() alone with iterations (options.iterations overrides every
 /// instance) and seed (its own, else options.seed + k). Memory limits as in
 /// derive(), over the combined string.
-SceneDerivation deriveScene(const Scene& scene, const DeriveOptions& options);
+LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options);
 
 /// Draws every instance with its view settings and placement; segments and
 /// polygons carry the instance index in `instance`, in instance order.
-Geometry interpretScene(const Scene& scene, const SceneDerivation& derivation, const Execution& execution,
-                        uint64_t seed = 1);
+Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
+                        const Execution& execution, uint64_t seed = 1);
 
 }  // namespace procgen

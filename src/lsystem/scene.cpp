@@ -64,17 +64,18 @@ struct Chunk {
 
 class SceneDeriver {
  public:
-  SceneDeriver(const Scene& scene, const DeriveOptions& options)
+  SceneDeriver(const LSystemScene& scene, const DeriveOptions& options)
       : options_(options),
         runner_(detail::makePassRunner(options.execution)),
         budget_(options.max_modules, options.memory_budget_bytes) {
     const size_t n = scene.instances.size();
     slots_.resize(n);
     for (size_t k = 0; k < n; ++k) {
-      const SceneInstance& inst = scene.instances[k];
+      const LSystemInstance& inst = scene.instances[k];
       Slot& s = slots_[k];
       s.data = &inst.lsystem.data();
-      s.iterations = options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
+      s.iterations =
+          options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
       if (s.iterations < 0) throw Error("the number of derivation steps must be non-negative");
       s.seed = inst.seed.value_or(options.seed + k);
       s.cut_possible = canCut(*s.data);
@@ -83,8 +84,8 @@ class SceneDeriver {
     }
   }
 
-  SceneDerivation run() {
-    SceneDerivation out;
+  LSystemSceneDerivation run() {
+    LSystemSceneDerivation out;
     const size_t n = slots_.size();
     out.stats.resize(n);
     out.threads = runner_->threads();
@@ -260,7 +261,8 @@ class SceneDeriver {
       return c;
     }
     if (use_d0l_[ch.slot]) {
-      const uint64_t m = detail::countChunkD0L(slots_[ch.slot].d0l, s.symbols.data() + base, ch.begin, ch.end);
+      const uint64_t m =
+          detail::countChunkD0L(slots_[ch.slot].d0l, s.symbols.data() + base, ch.begin, ch.end);
       return ChunkCount{m, 0, ch.end - ch.begin};
     }
     return detail::countChunk(p, ch.begin, ch.end, choice_.data() + base);
@@ -277,7 +279,8 @@ class SceneDeriver {
         const uint64_t p1 = s.param_offsets[base + ch.end];
         for (uint64_t i = 0; i < m; ++i)
           next_.param_offsets[at.modules + i] = s.param_offsets[base + ch.begin + i] - p0 + at.params;
-        if (p1 > p0) std::memcpy(next_.params.data() + at.params, s.params.data() + p0, (p1 - p0) * sizeof(float));
+        if (p1 > p0)
+          std::memcpy(next_.params.data() + at.params, s.params.data() + p0, (p1 - p0) * sizeof(float));
       }
       return;
     }
@@ -313,7 +316,8 @@ class SceneDeriver {
   ModuleString slice(const ModuleString& s, size_t k) const {
     ModuleString out = emptyString(parametric_);
     const uint64_t b = begin_[k], e = begin_[k + 1];
-    out.symbols.assign(s.symbols.begin() + static_cast<std::ptrdiff_t>(b), s.symbols.begin() + static_cast<std::ptrdiff_t>(e));
+    out.symbols.assign(s.symbols.begin() + static_cast<std::ptrdiff_t>(b),
+                       s.symbols.begin() + static_cast<std::ptrdiff_t>(e));
     if (parametric_) {
       const uint64_t p0 = s.param_offsets[b];
       out.param_offsets.clear();
@@ -345,7 +349,7 @@ struct Placement {
   float m[3][3];
   Vec3 t;
   float scale;
-  explicit Placement(const SceneInstance& inst) : t(inst.position), scale(inst.scale) {
+  explicit Placement(const LSystemInstance& inst) : t(inst.position), scale(inst.scale) {
     const float d2r = 3.14159265358979323846f / 180.0f;
     const float cx = std::cos(inst.rotation_deg.x * d2r), sx = std::sin(inst.rotation_deg.x * d2r);
     const float cy = std::cos(inst.rotation_deg.y * d2r), sy = std::sin(inst.rotation_deg.y * d2r);
@@ -377,7 +381,8 @@ void appendPlaced(Geometry& dst, const Geometry& src, const Placement& placement
   }
   const uint64_t v0 = dst.polygon_vertices.size();
   for (const Vec3& v : src.polygon_vertices) dst.polygon_vertices.push_back(placement.apply(v));
-  for (size_t p = 1; p < src.polygon_offsets.size(); ++p) dst.polygon_offsets.push_back(v0 + src.polygon_offsets[p]);
+  for (size_t p = 1; p < src.polygon_offsets.size(); ++p)
+    dst.polygon_offsets.push_back(v0 + src.polygon_offsets[p]);
   dst.polygon_colors.insert(dst.polygon_colors.end(), src.polygon_colors.begin(), src.polygon_colors.end());
   dst.polygon_instances.insert(dst.polygon_instances.end(), src.polygon_instances.begin(),
                                src.polygon_instances.end());
@@ -385,7 +390,7 @@ void appendPlaced(Geometry& dst, const Geometry& src, const Placement& placement
 
 }  // namespace
 
-ModuleString SceneDerivation::instanceString(size_t k, const Scene& scene) const {
+ModuleString LSystemSceneDerivation::instanceString(size_t k, const LSystemScene& scene) const {
   const bool parametric = scene.instances[k].lsystem.parametric();
   ModuleString out = emptyString(parametric);
   const uint64_t b = begin[k], e = begin[k + 1];
@@ -401,14 +406,14 @@ ModuleString SceneDerivation::instanceString(size_t k, const Scene& scene) const
   return out;
 }
 
-SceneDerivation deriveScene(const Scene& scene, const DeriveOptions& options) {
+LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options) {
   if (scene.instances.empty()) throw Error("the scene lists no L-system");
   SceneDeriver deriver(scene, options);
   return deriver.run();
 }
 
-Geometry interpretScene(const Scene& scene, const SceneDerivation& derivation, const Execution& execution,
-                        uint64_t seed) {
+Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
+                        const Execution& execution, uint64_t seed) {
   const size_t n = scene.instances.size();
   auto options = [&](size_t k, const Execution& exec) {
     InterpretOptions o;
@@ -430,7 +435,8 @@ Geometry interpretScene(const Scene& scene, const SceneDerivation& derivation, c
   for (size_t k = 0; k < n; ++k) {
     const uint64_t modules = derivation.begin[k + 1] - derivation.begin[k];
     if (runner->threads() > 1 && modules >= large)
-      parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), options(k, execution));
+      parts[k] =
+          interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), options(k, execution));
     else
       small.push_back(k);
   }

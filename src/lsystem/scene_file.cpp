@@ -20,7 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool isBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 bool isIdentChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -28,10 +30,12 @@ bool isIdentChar(char c) {
 /// One line of the scene file, with column-aware errors.
 class SceneLine {
  public:
-  SceneLine(std::string_view text, const std::string& file, int line) : text_(text), file_(file), line_(line) {}
+  SceneLine(std::string_view text, const std::string& file, int line)
+      : text_(text), file_(file), line_(line) {}
 
   [[noreturn]] void fail(size_t column0, const std::string& message) const {
-    throw ParseError(SourceLocation{file_, line_, static_cast<int>(column0) + 1}, message, std::string(text_));
+    throw ParseError(SourceLocation{file_, line_, static_cast<int>(column0) + 1}, message,
+                     std::string(text_));
   }
 
   /// Splits into whitespace-separated words (a word may be "double quoted").
@@ -70,7 +74,8 @@ class SceneLine {
     size_t pos = 0;
     for (int k = 0; k < 3; ++k) {
       const size_t comma = s.find(',', pos);
-      if ((k < 2) != (comma != std::string::npos)) fail(column0, "expected three numbers x,y,z, got '" + s + "'");
+      if ((k < 2) != (comma != std::string::npos))
+        fail(column0, "expected three numbers x,y,z, got '" + s + "'");
       v[k] = number(s.substr(pos, k < 2 ? comma - pos : std::string::npos), column0 + pos);
       pos = comma + 1;
     }
@@ -126,13 +131,14 @@ bool overrideDefine(std::string& text, const std::string& name, const std::strin
   return false;
 }
 
-SceneInstance parseInstance(const SceneLine& line, const std::vector<std::pair<size_t, std::string>>& words,
-                            const fs::path& base) {
-  SceneInstance inst;
+LSystemInstance parseInstance(const SceneLine& line, const std::vector<std::pair<size_t, std::string>>& words,
+                              const fs::path& base) {
+  LSystemInstance inst;
   inst.file = fs::path(words[0].second);
   if (inst.file.is_relative()) inst.file = base / inst.file;
   std::error_code ec;
-  if (!fs::is_regular_file(inst.file, ec)) line.fail(words[0].first, "cannot read model '" + inst.file.string() + "'");
+  if (!fs::is_regular_file(inst.file, ec))
+    line.fail(words[0].first, "cannot read model '" + inst.file.string() + "'");
 
   std::vector<std::pair<std::string, std::string>> defines;
   struct ViewOverride {
@@ -146,18 +152,30 @@ SceneInstance parseInstance(const SceneLine& line, const std::vector<std::pair<s
       line.fail(col, "expected key=value, got '" + word + "'");
     const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
     const size_t vcol = col + eq + 1;
-    if (key == "n") inst.iterations = static_cast<int>(line.unsignedInteger(value, vcol, 1000000));
-    else if (key == "seed") inst.seed = line.unsignedInteger(value, vcol, UINT64_MAX);
-    else if (key == "at") inst.position = line.vector3(value, vcol);
-    else if (key == "rotate") inst.rotation_deg = line.vector3(value, vcol);
-    else if (key == "scale") inst.scale = line.number(value, vcol);
-    else if (key == "angle") view.angle = line.number(value, vcol);
-    else if (key == "step") view.step = line.number(value, vcol);
-    else if (key == "width") view.width = line.number(value, vcol);
-    else if (key == "width-factor") view.width_factor = line.number(value, vcol);
-    else if (key == "width-scale") view.width_scale = line.number(value, vcol);
-    else if (key == "elasticity") view.elasticity = line.number(value, vcol);
-    else if (key == "tropism") view.tropism = line.vector3(value, vcol);
+    if (key == "n")
+      inst.iterations = static_cast<int>(line.unsignedInteger(value, vcol, 1000000));
+    else if (key == "seed")
+      inst.seed = line.unsignedInteger(value, vcol, UINT64_MAX);
+    else if (key == "at")
+      inst.position = line.vector3(value, vcol);
+    else if (key == "rotate")
+      inst.rotation_deg = line.vector3(value, vcol);
+    else if (key == "scale")
+      inst.scale = line.number(value, vcol);
+    else if (key == "angle")
+      view.angle = line.number(value, vcol);
+    else if (key == "step")
+      view.step = line.number(value, vcol);
+    else if (key == "width")
+      view.width = line.number(value, vcol);
+    else if (key == "width-factor")
+      view.width_factor = line.number(value, vcol);
+    else if (key == "width-scale")
+      view.width_scale = line.number(value, vcol);
+    else if (key == "elasticity")
+      view.elasticity = line.number(value, vcol);
+    else if (key == "tropism")
+      view.tropism = line.vector3(value, vcol);
     else {
       for (char c : key)
         if (!isIdentChar(c)) line.fail(col, "unknown key '" + key + "'");
@@ -168,9 +186,11 @@ SceneInstance parseInstance(const SceneLine& line, const std::vector<std::pair<s
   std::string text = readFile(inst.file);
   for (const auto& [name, value] : defines) {
     if (!overrideDefine(text, name, value))
-      line.fail(words[0].first, "'" + name + "' is neither a scene key (n, seed, at, rotate, scale, angle, step, "
-                                "width, width-factor, width-scale, elasticity, tropism) nor a #define of " +
-                                    inst.file.filename().string());
+      line.fail(words[0].first,
+                "'" + name +
+                    "' is neither a scene key (n, seed, at, rotate, scale, angle, step, "
+                    "width, width-factor, width-scale, elasticity, tropism) nor a #define of " +
+                    inst.file.filename().string());
   }
   inst.lsystem = LSystem::fromText(text, inst.file.string());
   inst.view = inst.lsystem.view();
@@ -187,8 +207,9 @@ SceneInstance parseInstance(const SceneLine& line, const std::vector<std::pair<s
 
 }  // namespace
 
-Scene Scene::fromText(std::string_view text, const std::string& filename, const fs::path& base) {
-  Scene scene;
+LSystemScene LSystemScene::fromText(std::string_view text, const std::string& filename,
+                                    const fs::path& base) {
+  LSystemScene scene;
   int line_number = 0;
   size_t start = 0;
   while (start <= text.size()) {
@@ -209,7 +230,7 @@ Scene Scene::fromText(std::string_view text, const std::string& filename, const 
   return scene;
 }
 
-Scene Scene::fromFile(const fs::path& path) {
+LSystemScene LSystemScene::fromFile(const fs::path& path) {
   return fromText(readFile(path), path.string(), path.parent_path());
 }
 

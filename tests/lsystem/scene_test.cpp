@@ -90,8 +90,7 @@ const char* kContext =
 const char* kDecomposition =
     "Lsystem: 1\nderivation length: 4\nAxiom: S\nS --> SX\n"
     "decomposition:\nmaximum depth: 3\nX --> YY\nY --> Z\nendlsystem\n";
-const char* kCut =
-    "Lsystem: 1\nderivation length: 5\nAxiom: A\nA --> F[+B]A\nB --> F%F\nendlsystem\n";
+const char* kCut = "Lsystem: 1\nderivation length: 5\nAxiom: A\nA --> F[+B]A\nB --> F%F\nendlsystem\n";
 const char* kErase = "Lsystem: 1\nderivation length: 3\nAxiom: AAB\nA --> \nB --> BA\nendlsystem\n";
 const char* kStatic = "Lsystem: 1\nderivation length: 2\nAxiom: F+F\nendlsystem\n";
 
@@ -121,7 +120,7 @@ TEST_F(SceneTest, EveryInstanceDerivesAsItDoesAlone) {
       (kExamples / "plant-context.l").string() + " n=12",
       (kExamples / "tree-3d.l").string() + " n=4 a=30",
   });
-  const procgen::Scene scene = procgen::Scene::fromText(text, "test.scene", dir_);
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromText(text, "test.scene", dir_);
   ASSERT_EQ(scene.instances.size(), 11u);
 
   for (const Config& config : configs()) {
@@ -130,13 +129,13 @@ TEST_F(SceneTest, EveryInstanceDerivesAsItDoesAlone) {
     procgen::DeriveOptions options;
     options.seed = 40;
     options.execution = config.execution;
-    const procgen::SceneDerivation d = procgen::deriveScene(scene, options);
+    const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
     ASSERT_EQ(d.instances(), scene.instances.size());
     ASSERT_EQ(d.begin.size(), scene.instances.size() + 1);
     ASSERT_EQ(d.begin.back(), d.string.size());
     for (size_t k = 0; k < scene.instances.size(); ++k) {
       SCOPED_TRACE("instance " + std::to_string(k));
-      const procgen::SceneInstance& inst = scene.instances[k];
+      const procgen::LSystemInstance& inst = scene.instances[k];
       procgen::DeriveOptions alone;
       alone.iterations = inst.iterations;
       alone.seed = inst.seed.value_or(40 + k);
@@ -155,12 +154,12 @@ TEST_F(SceneTest, EveryInstanceDerivesAsItDoesAlone) {
 }
 
 TEST_F(SceneTest, IterationOverrideAppliesToEveryInstance) {
-  const std::string text = sceneText({(kExamples / "koch-curve.l").string() + " n=5",
-                                      (kExamples / "plant-2d.l").string()});
-  const procgen::Scene scene = procgen::Scene::fromText(text, "t.scene", dir_);
+  const std::string text =
+      sceneText({(kExamples / "koch-curve.l").string() + " n=5", (kExamples / "plant-2d.l").string()});
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromText(text, "t.scene", dir_);
   procgen::DeriveOptions options;
   options.iterations = 2;
-  const procgen::SceneDerivation d = procgen::deriveScene(scene, options);
+  const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
   for (size_t k = 0; k < 2; ++k) {
     procgen::DeriveOptions alone;
     alone.iterations = 2;
@@ -174,11 +173,11 @@ TEST_F(SceneTest, KeysAndConstantOverrides) {
         "#define len 2   /* a trailing comment stays a comment */\n"
         "#define turn 30\nangle increment: 45\nLsystem: 1\nderivation length: 1\n"
         "Axiom: A\nA --> F(len)+(turn)F\nendlsystem\n");
-  const procgen::Scene scene = procgen::Scene::fromText(
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromText(
       sceneText({"m.l n=1 seed=9 at=1,2,3 rotate=10,20,30 scale=2.5 angle=15 step=3 width=0.5 "
                  "width-factor=0.8 width-scale=0.1 elasticity=0.2 tropism=0,0,1 len=7 turn=len*2"}),
       "k.scene", dir_);
-  const procgen::SceneInstance& i = scene.instances[0];
+  const procgen::LSystemInstance& i = scene.instances[0];
   EXPECT_EQ(i.iterations, 1);
   EXPECT_EQ(i.seed, 9u);
   EXPECT_EQ(i.position.x, 1.0f);
@@ -218,7 +217,7 @@ TEST_F(SceneTest, MalformedLinesGiveFileLineColumn) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.line);
     try {
-      procgen::Scene::fromText(sceneText({c.line}), "s.scene", dir_);
+      procgen::LSystemScene::fromText(sceneText({c.line}), "s.scene", dir_);
       ADD_FAILURE() << "no error";
     } catch (const procgen::ParseError& e) {
       const std::string what = e.what();
@@ -226,21 +225,21 @@ TEST_F(SceneTest, MalformedLinesGiveFileLineColumn) {
       EXPECT_NE(what.find(c.says), std::string::npos) << what;
     }
   }
-  EXPECT_THROW(procgen::Scene::fromText("# nothing\n\n", "e.scene", dir_), procgen::ParseError);
+  EXPECT_THROW(procgen::LSystemScene::fromText("# nothing\n\n", "e.scene", dir_), procgen::ParseError);
 }
 
 TEST_F(SceneTest, PlacementMovesRotatesAndScalesEachInstance) {
   write("f.l", "step length: 1\ninitial line width: 0.5\nLsystem: 1\nAxiom: F\nendlsystem\n");
   // Instance 1: F from (0,0,0) to (0,1,0), scaled by 2 → (0,2,0), rotated 90° about Z → (-2,0,0),
   // moved to (10,0,0) → segment (10,0,0)–(8,0,0), width 1.
-  const procgen::Scene scene =
-      procgen::Scene::fromText(sceneText({"f.l", "f.l at=10,0,0 rotate=0,0,90 scale=2"}), "p.scene", dir_);
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromText(
+      sceneText({"f.l", "f.l at=10,0,0 rotate=0,0,90 scale=2"}), "p.scene", dir_);
   for (const Config& config : configs()) {
     SCOPED_TRACE(config.name);
     ChunkOverride chunk(config.chunk);
     procgen::DeriveOptions options;
     options.execution = config.execution;
-    const procgen::SceneDerivation d = procgen::deriveScene(scene, options);
+    const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
     const procgen::Geometry g = procgen::interpretScene(scene, d, config.execution);
     ASSERT_EQ(g.segments.size(), 2u);
     EXPECT_EQ(g.segments[0].instance, 0);
@@ -256,19 +255,21 @@ TEST_F(SceneTest, PlacementMovesRotatesAndScalesEachInstance) {
 }
 
 TEST_F(SceneTest, GeometryIsEveryInstanceInOrder) {
-  const procgen::Scene scene = procgen::Scene::fromText(
-      sceneText({(kExamples / "plant-1.24a.l").string() + " n=3", (kExamples / "koch-island.l").string() + " n=2",
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromText(
+      sceneText({(kExamples / "plant-1.24a.l").string() + " n=3",
+                 (kExamples / "koch-island.l").string() + " n=2",
                  (kExamples / "plant-stochastic.l").string() + " n=4 seed=3"}),
       "g.scene", dir_);
   procgen::DeriveOptions options;
-  const procgen::SceneDerivation d = procgen::deriveScene(scene, options);
+  const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
   std::vector<procgen::Segment> expected;
   for (size_t k = 0; k < scene.instances.size(); ++k) {
     procgen::InterpretOptions io;
     io.view = scene.instances[k].view;
     io.instance = static_cast<int32_t>(k);
     io.seed = scene.instances[k].seed.value_or(options.seed + k);
-    const procgen::Geometry g = procgen::interpret(scene.instances[k].lsystem, d.instanceString(k, scene), io);
+    const procgen::Geometry g =
+        procgen::interpret(scene.instances[k].lsystem, d.instanceString(k, scene), io);
     expected.insert(expected.end(), g.segments.begin(), g.segments.end());
   }
   for (const Config& config : configs()) {
@@ -293,7 +294,8 @@ TEST_F(SceneTest, GeometryIsEveryInstanceInOrder) {
 
 TEST_F(SceneTest, BudgetCoversTheCombinedString) {
   write("grow.l", "Lsystem: 1\nderivation length: 12\nAxiom: A\nA --> AA\nendlsystem\n");
-  const procgen::Scene scene = procgen::Scene::fromText(sceneText({"grow.l", "grow.l"}), "b.scene", dir_);
+  const procgen::LSystemScene scene =
+      procgen::LSystemScene::fromText(sceneText({"grow.l", "grow.l"}), "b.scene", dir_);
   procgen::DeriveOptions options;
   options.max_modules = 5000;  // each alone stays at 4096; together they need 8192 at step 12
   try {
@@ -306,15 +308,15 @@ TEST_F(SceneTest, BudgetCoversTheCombinedString) {
 
 TEST_F(SceneTest, ForestExampleAndCommand) {
   const fs::path forest = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "scenes" / "forest.scene";
-  const procgen::Scene scene = procgen::Scene::fromFile(forest);
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromFile(forest);
   size_t trees = 0;
   for (const auto& i : scene.instances) trees += i.file.filename() == "tree-3d.l";
   EXPECT_EQ(scene.instances.size(), 50u);
   EXPECT_EQ(trees, 12u);
 
   const fs::path out = dir_ / "forest.obj", stats = dir_ / "stats.json", err = dir_ / "err.txt";
-  const std::string cmd = std::string(PROCGEN_CLI_PATH) + " scene " + forest.string() + " -o " + out.string() +
-                          " --stats-json " + stats.string() + " 2> " + err.string();
+  const std::string cmd = std::string(PROCGEN_CLI_PATH) + " scene " + forest.string() + " -o " +
+                          out.string() + " --stats-json " + stats.string() + " 2> " + err.string();
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
@@ -332,9 +334,9 @@ TEST_F(SceneTest, ForestExampleAndCommand) {
 
   // A malformed scene is bad input (exit 2) with file:line:col.
   std::ofstream(dir_ / "bad.scene") << "nothing-here.l n=2\n";
-  const int bad = std::system((std::string(PROCGEN_CLI_PATH) + " scene " + (dir_ / "bad.scene").string() + " 2> " +
-                               err.string())
-                                  .c_str());
+  const int bad = std::system(
+      (std::string(PROCGEN_CLI_PATH) + " scene " + (dir_ / "bad.scene").string() + " 2> " + err.string())
+          .c_str());
   EXPECT_EQ(WEXITSTATUS(bad), 2);
   std::ifstream e(err);
   std::stringstream etext;

@@ -24,8 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // The seven models of the paper's Table 1, at the iteration counts their files carry.
-constexpr const char* kTable1Models[] = {"hilbert3d",    "koch-curve", "row-of-trees",    "plant-2d",
-                                         "tree-3d",      "plant-stochastic", "plant-context"};
+constexpr const char* kTable1Models[] = {"hilbert3d", "koch-curve",       "row-of-trees", "plant-2d",
+                                         "tree-3d",   "plant-stochastic", "plant-context"};
 
 struct BenchOptions {
   std::vector<std::string> files;
@@ -103,10 +103,10 @@ std::vector<Column> makeColumns(const BenchOptions& o) {
 
 /// A scene file (paper §6): all instances derived in batched passes, then drawn.
 Row benchScene(const fs::path& file, const std::vector<Column>& columns, int repeat) {
-  const Scene scene = Scene::fromFile(file);
+  const LSystemScene scene = LSystemScene::fromFile(file);
   Row row;
   row.model = file.filename().string();
-  const SceneDerivation derived = deriveScene(scene, DeriveOptions{});
+  const LSystemSceneDerivation derived = deriveScene(scene, DeriveOptions{});
   for (const DeriveStats& st : derived.stats) {
     row.iterations = std::max(row.iterations, st.iterations);
     row.modules_total += st.modules_total;
@@ -202,8 +202,8 @@ std::string formatJson(const std::vector<Row>& rows, const std::vector<Column>& 
   j << "{\"columns\": [";
   for (size_t k = 0; k < columns.size(); ++k)
     j << (k ? ", " : "") << "{\"label\": \"" << columns[k].label << "\", \"backend\": \""
-      << backendName(columns[k].execution.backend) << "\", \"threads\": " << effectiveThreads(columns[k].execution)
-      << "}";
+      << backendName(columns[k].execution.backend)
+      << "\", \"threads\": " << effectiveThreads(columns[k].execution) << "}";
   j << "],\n \"rows\": [";
   for (size_t r = 0; r < rows.size(); ++r) {
     const Row& row = rows[r];
@@ -241,17 +241,23 @@ void runBenchLsystem(const BenchOptions& o) {
 }
 
 void setupBench(CLI::App& app) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks measured side by side in one run (paper Table 2)");
+  CLI::App* bench =
+      app.add_subcommand("bench", "Benchmarks measured side by side in one run (paper Table 2)");
   bench->require_subcommand(1);
   auto args = std::make_shared<BenchOptions>();
   CLI::App* cmd = bench->add_subcommand(
-      "lsystem", "Derivation and interpretation times per model: serial against every backend and thread count");
-  cmd->add_option("files", args->files,
-                  "L-system (.l) or scene (.scene) files (default: the paper's Table 1 models and the forest scene)");
-  cmd->add_option("--examples", args->examples_dir, "Folder of the Table 1 models (default: examples/lsystems)");
+      "lsystem",
+      "Derivation and interpretation times per model: serial against every backend and thread count");
+  cmd->add_option(
+      "files", args->files,
+      "L-system (.l) or scene (.scene) files (default: the paper's Table 1 models and the forest scene)");
+  cmd->add_option("--examples", args->examples_dir,
+                  "Folder of the Table 1 models (default: examples/lsystems)");
   cmd->add_option("--backends", args->backends, "Backends beside serial (default: cpu)")->delimiter(',');
-  cmd->add_option("--threads", args->threads, "Thread counts to run (default: 1, 2, 4 ... all)")->delimiter(',');
-  cmd->add_option("--repeat", args->repeat, "Runs per cell; the table shows the median")->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Thread counts to run (default: 1, 2, 4 ... all)")
+      ->delimiter(',');
+  cmd->add_option("--repeat", args->repeat, "Runs per cell; the table shows the median")
+      ->capture_default_str();
   cmd->add_option("--json", args->json, "Also write the figures as JSON to PATH, or - for stdout");
   cmd->callback([args] { runBenchLsystem(*args); });
 }

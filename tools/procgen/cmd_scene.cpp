@@ -37,8 +37,8 @@ void runScene(const SceneArgs& a) {
   const Execution execution = a.execution.resolve();
   a.output.validate();
 
-  Scene scene = Scene::fromFile(a.file);
-  for (SceneInstance& inst : scene.instances) a.turtle.apply(inst.view);  // flags override every instance
+  LSystemScene scene = LSystemScene::fromFile(a.file);
+  for (LSystemInstance& inst : scene.instances) a.turtle.apply(inst.view);  // flags override every instance
 
   DeriveOptions options;
   options.iterations = a.iterations;
@@ -46,7 +46,7 @@ void runScene(const SceneArgs& a) {
   options.max_modules = a.max_modules;
   options.execution = execution;
   const auto t0 = Clock::now();
-  const SceneDerivation derivation = deriveScene(scene, options);
+  const LSystemSceneDerivation derivation = deriveScene(scene, options);
   const auto t1 = Clock::now();
   const Geometry geometry = interpretScene(scene, derivation, execution, a.seed);
   const auto t2 = Clock::now();
@@ -93,10 +93,11 @@ void runScene(const SceneArgs& a) {
     for (size_t k = 0; k < n; ++k) {
       const DeriveStats& st = derivation.stats[k];
       j << (k ? ",\n    " : "\n    ") << "{\"instance\": " << k
-        << ", \"file\": " << jsonString(scene.instances[k].file.string()) << ", \"line\": " << scene.instances[k].line
-        << ", \"iterations\": " << st.iterations << ", \"modules\": " << st.modules
-        << ", \"modules_total\": " << st.modules_total << ", \"segments\": " << segments[k]
-        << ", \"polygons\": " << polygons[k] << ", \"bbox\": " << jsonBounds(bounds[k]) << ", \"string_hash\": \""
+        << ", \"file\": " << jsonString(scene.instances[k].file.string())
+        << ", \"line\": " << scene.instances[k].line << ", \"iterations\": " << st.iterations
+        << ", \"modules\": " << st.modules << ", \"modules_total\": " << st.modules_total
+        << ", \"segments\": " << segments[k] << ", \"polygons\": " << polygons[k]
+        << ", \"bbox\": " << jsonBounds(bounds[k]) << ", \"string_hash\": \""
         << hex64(stringHash(derivation.instanceString(k, scene))) << "\"}";
     }
     j << "\n  ]\n}\n";
@@ -104,7 +105,8 @@ void runScene(const SceneArgs& a) {
   }
   if (!a.quiet) {
     std::fprintf(stderr,
-                 "%s: %zu instances, %" PRIu64 " modules (%" PRIu64 " over all steps), %zu segments, %zu polygons; "
+                 "%s: %zu instances, %" PRIu64 " modules (%" PRIu64
+                 " over all steps), %zu segments, %zu polygons; "
                  "derive %.1f ms, interpret %.1f ms\n",
                  a.file.c_str(), n, static_cast<uint64_t>(derivation.string.size()), modules_total,
                  geometry.segments.size(), geometry.polygonCount(), derive_ms, interpret_ms);
@@ -113,21 +115,24 @@ void runScene(const SceneArgs& a) {
 
 void setupScene(CLI::App& app) {
   auto args = std::make_shared<SceneArgs>();
-  CLI::App* cmd = app.add_subcommand("scene", "Derive and draw many L-systems at once (scene file, docs/scenes.md)");
+  CLI::App* cmd =
+      app.add_subcommand("scene", "Derive and draw many L-systems at once (scene file, docs/scenes.md)");
   cmd->footer(
       "Each line of the scene file places one L-system: MODEL.l [n=N] [seed=S] [at=X,Y,Z] "
       "[rotate=RX,RY,RZ] [scale=S] [angle=..] [NAME=VALUE overrides #define NAME].\n"
       "Meshes tag every element with its instance (OBJ groups, PLY/glTF attributes).\n"
       "Example: procgen scene examples/scenes/forest.scene -o forest.png -o forest.glb");
-  cmd->add_option("FILE", args->file, "Scene file")->required()->group("Input");
-  cmd->add_option("-n,--iterations", args->iterations, "Derivation steps for every instance (default: each its own)")
+  cmd->add_option("FILE", args->file, "Scene file (one L-system per line)")->required()->group("Input");
+  cmd->add_option("-n,--iterations", args->iterations,
+                  "Derivation steps for every instance (default: each its own)")
       ->check(CLI::NonNegativeNumber)
       ->group("Derivation");
   cmd->add_option("--seed", args->seed, "Base seed: an instance without seed= uses seed + its index")
       ->capture_default_str()
       ->group("Derivation");
-  cmd->add_option("--max-modules", args->max_modules,
-                  "Stop before a step would produce more modules than this (default: limited by half the RAM)")
+  cmd->add_option(
+         "--max-modules", args->max_modules,
+         "Stop before a step would produce more modules than this (default: limited by half the RAM)")
       ->group("Derivation");
   args->turtle.add(*cmd);
   args->execution.add(*cmd);
