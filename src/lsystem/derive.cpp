@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/memory_budget.hpp"
 #include "lsystem/pass_runner.hpp"
@@ -112,7 +113,7 @@ class Deriver {
     if (&table == &data_.productions && d0l_.usable) {
       uint64_t total = runner_->countD0L(d0l_, s.symbols.data(), n);
       budget_.check(ChunkCount{total, 0, n}, false, false, step, detail::MemoryBudget::bytesOf(s));
-      next_.symbols.resize(total);
+      detail::resizeForOverwrite(next_.symbols, total);
       runner_->rewriteD0L(d0l_, s.symbols.data(), n, next_.symbols.data());
       std::swap(s.symbols, next_.symbols);
       return true;
@@ -129,18 +130,18 @@ class Deriver {
     if (has_context && std::find_if(s.symbols.begin(), s.symbols.end(), [](uint8_t c) {
                          return c == '[' || c == ']';
                        }) != s.symbols.end()) {
-      partner_.resize(n);
+      detail::resizeForOverwrite(partner_, n);
       runner_->bracketPartners(s.symbols.data(), n, partner_.data());
       pass.partner = partner_.data();
     }
-    choice_.resize(n);
+    detail::resizeForOverwrite(choice_, n);
     ChunkCount c = runner_->count(pass, choice_.data());
     if (c.rewritten == 0) return false;
     budget_.check(c, data_.parametric, has_context, step, detail::MemoryBudget::bytesOf(s));
-    next_.symbols.resize(c.modules);
+    detail::resizeForOverwrite(next_.symbols, c.modules);
     if (data_.parametric) {
-      next_.param_offsets.resize(c.modules + 1);
-      next_.params.resize(c.params);
+      detail::resizeForOverwrite(next_.param_offsets, c.modules + 1);
+      detail::resizeForOverwrite(next_.params, c.params);
     } else {
       next_.param_offsets.clear();
       next_.params.clear();

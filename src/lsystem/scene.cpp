@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "lsystem/memory_budget.hpp"
@@ -178,7 +179,7 @@ class SceneDeriver {
     passes_.assign(n, detail::RewritePass{});
     use_d0l_.assign(n, false);
     bool any = false;
-    partner_.resize(s.size());
+    detail::resizeForOverwrite(partner_, s.size());
     for (size_t k = 0; k < n; ++k) {
       Slot& slot = slots_[k];
       if (!active(slot)) continue;
@@ -212,7 +213,7 @@ class SceneDeriver {
       for (uint64_t b = 0; b < len; b += size)
         chunks_.push_back(Chunk{static_cast<uint32_t>(k), b, std::min(len, b + size)});
     }
-    choice_.resize(s.size());
+    detail::resizeForOverwrite(choice_, s.size());
     counts_.assign(chunks_.size() + 1, ChunkCount{});
     runner_->forEach(chunks_.size(), [&](uint64_t c) { counts_[c] = countChunk(s, chunks_[c]); });
     rewritten_.assign(n, 0);
@@ -231,10 +232,10 @@ class SceneDeriver {
     for (const detail::RewritePass& p : passes_) any_context = any_context || p.partner != nullptr;
     budget_.check(total, parametric_, any_context, step, detail::MemoryBudget::bytesOf(s));
 
-    next_.symbols.resize(total.modules);
+    detail::resizeForOverwrite(next_.symbols, total.modules);
     if (parametric_) {
-      next_.param_offsets.resize(total.modules + 1);
-      next_.params.resize(total.params);
+      detail::resizeForOverwrite(next_.param_offsets, total.modules + 1);
+      detail::resizeForOverwrite(next_.params, total.params);
     }
     runner_->forEach(chunks_.size(), [&](uint64_t c) { rewriteChunk(s, chunks_[c], counts_[c]); });
     if (parametric_) next_.param_offsets[total.modules] = total.params;
@@ -451,8 +452,8 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
     segments += g.segments.size();
     vertices += g.polygon_vertices.size();
   }
-  out.segments.reserve(segments);
-  out.polygon_vertices.reserve(vertices);
+  detail::reserveLarge(out.segments, segments);
+  detail::reserveLarge(out.polygon_vertices, vertices);
   for (size_t k = 0; k < n; ++k) appendPlaced(out, parts[k], Placement(scene.instances[k]));
   return out;
 }

@@ -29,6 +29,7 @@
 // Determinism: counts and order always equal the serial interpreter's; 2b is
 // bit-exact; 2a differs from serial by float rounding of the composed frames
 // (coordinates within 1e-4 of the model size, see procgen/lsystem.hpp).
+#include "common/large_buffer.hpp"
 #include "lsystem/cpu/interpret.hpp"
 
 #include <vector>
@@ -116,9 +117,10 @@ class CpuInterpreter {
     // Output arrays, appended after what `out` already holds.
     const EmitCursor& total = total_;
     const uint64_t seg_base = out.segments.size();
+    reserveLarge(out.segments, seg_base + total.segment);
     out.segments.resize(seg_base + total.segment);
-    records_.resize(total.record);
-    close_colors_.resize(total.close);
+    resizeForOverwrite(records_, total.record);
+    resizeForOverwrite(close_colors_, total.close);
     slots_.segments = out.segments.data() + seg_base;
     slots_.records = records_.data();
     slots_.close_colors = close_colors_.data();
@@ -146,7 +148,7 @@ class CpuInterpreter {
     if (data_.homomorphism.hasContext() &&
         std::find_if(input.symbols.begin(), input.symbols.end(), [](uint8_t c) { return c == '[' || c == ']'; }) !=
             input.symbols.end()) {
-      partner.resize(n);
+      resizeForOverwrite(partner, n);
       bracketPartnersCpu(exec_, input.symbols.data(), n, partner.data());
     }
     HomomorphismExpander probe(data_, seed_, nullptr);
@@ -175,9 +177,9 @@ class CpuInterpreter {
       module_at[c + 1] = module_at[c] + pieces[c].symbols.size();
       param_at[c + 1] = param_at[c] + pieces[c].params.size();
     }
-    expanded_.symbols.resize(module_at[plan.count]);
-    expanded_.param_offsets.resize(module_at[plan.count] + 1);
-    expanded_.params.resize(param_at[plan.count]);
+    resizeForOverwrite(expanded_.symbols, module_at[plan.count]);
+    resizeForOverwrite(expanded_.param_offsets, module_at[plan.count] + 1);
+    resizeForOverwrite(expanded_.params, param_at[plan.count]);
     expanded_.param_offsets[module_at[plan.count]] = param_at[plan.count];
     exec_.forEachChunk(plan, [&](uint64_t c) {
       const Piece& p = pieces[c];

@@ -11,6 +11,7 @@
 // pass ('%') is parallel too: positions of '%' per chunk, their branch ends from
 // the matched brackets, a scan over chunks to drop cuts nested in earlier ones,
 // and a compaction (count kept modules per chunk → scan → copy).
+#include "common/large_buffer.hpp"
 #include "lsystem/pass_runner.hpp"
 
 #include <algorithm>
@@ -131,7 +132,7 @@ bool CpuPassRunner::cut(ModuleString& s) {
   // with enclosing '[' o the cut ends at enclosing_[o] when that is > o (else
   // o is never closed: the cut runs to the end). A '%' at top level ends at the
   // first unmatched ']' after it, as in the serial depth-counting scan.
-  enclosing_.resize(n);
+  resizeForOverwrite(enclosing_, n);
   Execution e;
   e.backend = Backend::kCpu;
   e.threads = exec_.threads();
@@ -216,10 +217,10 @@ bool CpuPassRunner::cut(ModuleString& s) {
     kept[c] = total;
     total += here;
   }
-  cut_out_.symbols.resize(total.modules);
+  resizeForOverwrite(cut_out_.symbols, total.modules);
   if (parametric) {
-    cut_out_.param_offsets.resize(total.modules + 1);
-    cut_out_.params.resize(total.params);
+    resizeForOverwrite(cut_out_.param_offsets, total.modules + 1);
+    resizeForOverwrite(cut_out_.params, total.params);
   } else {
     cut_out_.param_offsets.clear();
     cut_out_.params.clear();

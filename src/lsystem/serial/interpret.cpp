@@ -6,6 +6,7 @@
 // is interpret_module.hpp, shared with the cpu interpreter.
 #include <vector>
 
+#include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/interpret_module.hpp"
 #include "lsystem/lsystem_data.hpp"
@@ -32,12 +33,12 @@ class SerialInterpreter {
       // Exact sizing: one segment per F or G outside polygons at most.
       uint64_t draws = 0;
       for (uint8_t c : s.symbols) draws += (c == 'F') | (c == 'G');
-      out_.segments.reserve(out_.segments.size() + draws);
+      reserveLarge(out_.segments, out_.segments.size() + draws);
     }
     const PgStringView view = stringView(s);
     std::vector<int64_t> partner;
     if (max_depth_ > 0 && data_.homomorphism.hasContext()) {
-      partner.resize(s.size());
+      resizeForOverwrite(partner, s.size());
       bracketPartnersSerial(s.symbols.data(), s.size(), partner.data());
     }
     HomomorphismExpander expander(data_, seed, partner.empty() ? nullptr : partner.data());
