@@ -5,6 +5,9 @@
 #if PROCGEN_HAVE_TBB
 #include "lsystem/cpu/interpret.hpp"
 #endif
+#if PROCGEN_HAVE_OPENCL
+#include "lsystem/opencl/interpret.hpp"
+#endif
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
 
@@ -23,12 +26,13 @@ Geometry interpret(const LSystem& lsystem, const ModuleString& string, const Int
 #else
     case Backend::kCpu:
 #endif
+#if PROCGEN_HAVE_OPENCL
     case Backend::kOpenCL:
-      // Honest until the §5 kernels land (issue 5): derivation runs on opencl, drawing does not.
-      if (backendAvailable(Backend::kOpenCL))
-        throw BackendUnavailableError(
-            "L-system interpretation on the 'opencl' backend is not implemented yet (derivation "
-            "is); draw with --backend serial or cpu");
+      detail::interpretOpenCL(lsystem.data(), string, options, options.seed, geometry);
+      return geometry;
+#else
+    case Backend::kOpenCL:
+#endif
       break;
   }
   throw BackendUnavailableError("L-system interpretation has no '" +

@@ -90,12 +90,14 @@ class Parity : public testing::TestWithParam<Variant> {
                    << "' not built (no oneTBB)";
     if (GetParam().backend == Backend::kOpenCL) {
       if (procgen::openclDevices().empty()) GTEST_SKIP() << procgen::openclStatus();
-      // Interpretation has no opencl kernels yet (issue 5): only derivation runs there.
-      const std::string test = testing::UnitTest::GetInstance()->current_test_info()->name();
-      if (test.find("Derive") == std::string::npos) GTEST_SKIP() << "opencl interpretation is not implemented yet";
     }
   }
   double paramTolerance() const { return GetParam().backend == Backend::kOpenCL ? kOpenCLParamTolerance : 0.0; }
+  /// Whether geometry the cpu backend draws bit-exactly (the work-queue path)
+  /// must be bit-exact here too. Not on opencl: its turtle calls the device's
+  /// sin/cos (turns with a parameter, tropism), which OpenCL C does not require
+  /// to round like the host's; there the stated coordinate tolerance applies.
+  bool exactAllowed() const { return GetParam().backend != Backend::kOpenCL; }
   procgen::Execution execution() const {
     procgen::Execution e;
     e.backend = GetParam().backend;
@@ -490,7 +492,9 @@ TEST_P(Parity, EveryExampleInterpretsIdentically) {
     const procgen::Geometry want = interpretWith(lsystem, s, lsystem.view(), 1, serialExecution());
     ChunkScope chunks(GetParam().chunk);
     const procgen::Geometry got = interpretWith(lsystem, s, lsystem.view(), 1, execution());
-    EXPECT_EQ(compareGeometry(got, want, hasBrackets(s) || lsystem.view().elasticity != 0.0f, s.size()), "");
+    EXPECT_EQ(compareGeometry(got, want, exactAllowed() && (hasBrackets(s) || lsystem.view().elasticity != 0.0f),
+                              s.size()),
+              "");
   }
 }
 
@@ -566,8 +570,8 @@ TEST_P(Parity, RandomTurtleStringsInterpretIdentically) {
       ChunkScope chunks(GetParam().chunk);
       const procgen::Geometry got = interpretWith(lsystem, s, view, 1, execution());
       // Linear path (no brackets, no '$', no tropism) composes frames: tolerance.
-      const bool exact = hasBrackets(s) || tropism ||
-                         std::find(s.symbols.begin(), s.symbols.end(), '$') != s.symbols.end();
+      const bool exact = exactAllowed() && (hasBrackets(s) || tropism ||
+                                            std::find(s.symbols.begin(), s.symbols.end(), '$') != s.symbols.end());
       ASSERT_EQ(compareGeometry(got, want, exact, s.size()), "");
     }
   }
@@ -608,7 +612,7 @@ TEST_P(Parity, HomomorphismIsAppliedIdentically) {
       ChunkScope chunks(GetParam().chunk);
       const procgen::Geometry got = interpretWith(lsystem, s, lsystem.view(), seed, execution());
       ASSERT_GT(want.segments.size(), n / 4);
-      ASSERT_EQ(compareGeometry(got, want, hasBrackets(s), s.size()), "");
+      ASSERT_EQ(compareGeometry(got, want, exactAllowed() && hasBrackets(s), s.size()), "");
     }
   }
 }
