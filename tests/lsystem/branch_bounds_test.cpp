@@ -139,8 +139,11 @@ TEST(BracketPartners, SerialMatchesTextbookStack) {
     std::vector<int64_t> got(s.size(), 99);
     detail::bracketPartnersSerial(s.symbols.data(), s.size(), got.data());
     std::vector<int64_t> want = textbookPartners(s);
-    for (uint64_t i = 0; i < s.size(); ++i)
-      if (s.symbols[i] == '[' || s.symbols[i] == ']') ASSERT_EQ(got[i], want[i]) << "at " << i;
+    for (uint64_t i = 0; i < s.size(); ++i) {
+      if (s.symbols[i] == '[' || s.symbols[i] == ']') {
+        ASSERT_EQ(got[i], want[i]) << "at " << i;
+      }
+    }
   }
 }
 
