@@ -13,6 +13,7 @@
 #include <string>
 
 #include "procgen/lsystem.hpp"
+#include "procgen/opencl.hpp"
 
 namespace {
 
@@ -64,6 +65,36 @@ TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
   const std::string js = slurp(json);
   EXPECT_NE(js.find("\"modules_total\": " + std::to_string(stats.modules_total)), std::string::npos) << js;
   EXPECT_NE(js.find("\"label\": \"serial\""), std::string::npos) << js;
+}
+
+// By default the table has an opencl column named after the device (issue 5)
+// when a device exists, and says why it has none otherwise.
+TEST_F(CliBench, OpenCLColumnIsLabelledWithTheDevice) {
+  const fs::path model = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems" / "koch-island.l";
+  const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt", json = dir_ / "bench.json";
+  ASSERT_EQ(run("bench lsystem " + model.string() + " --repeat 1 --threads 1 --json " + json.string(), out, err), 0)
+      << slurp(err);
+  const std::string table = slurp(out);
+  if (!procgen::backendAvailable(procgen::Backend::kOpenCL)) {
+    EXPECT_EQ(table.find("opencl"), std::string::npos) << table;
+    return;
+  }
+  if (procgen::openclDevices().empty()) {
+    EXPECT_EQ(table.find("opencl"), std::string::npos) << table;
+    EXPECT_NE(slurp(err).find("backend 'opencl' skipped: " + procgen::openclStatus()), std::string::npos)
+        << slurp(err);
+    return;
+  }
+  const std::string name = procgen::openclSelectedDevice().name;
+  EXPECT_NE(table.find("| opencl " + name + " ms |"), std::string::npos) << table;
+  // Both stages ran on it: no '-' (failed) cell in the opencl column.
+  for (const char* stage : {"| derive |", "| interpret |"}) {
+    const size_t at = table.find(stage);
+    ASSERT_NE(at, std::string::npos) << table;
+    const std::string line = table.substr(at, table.find('\n', at) - at);
+    EXPECT_EQ(line.find("| - |"), std::string::npos) << line;
+  }
+  EXPECT_NE(slurp(json).find("\"device\": \"" + name + "\""), std::string::npos) << slurp(json);
 }
 
 TEST_F(CliBench, BadOptionsAreUsageErrors) {

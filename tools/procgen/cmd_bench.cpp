@@ -3,7 +3,9 @@
 // serial backend and on every other requested backend × thread count; each
 // figure is the median of --repeat runs, measured side by side in one process
 // so the ratios are meaningful on a shared machine. Interpretation always
-// reads the same (serially derived) string.
+// reads the same (serially derived) string. The opencl column is one column
+// (the device sets its own parallelism), labelled with the device name — on
+// PoCL a CPU figure; it is part of the default backends when a device exists.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +18,7 @@
 
 #include "cli.hpp"
 #include "procgen/lsystem.hpp"
+#include "procgen/opencl.hpp"
 #include "procgen/scene.hpp"
 
 namespace procgen::cli {
@@ -30,16 +33,17 @@ constexpr const char* kTable1Models[] = {"hilbert3d", "koch-curve",       "row-o
 struct BenchOptions {
   std::vector<std::string> files;
   std::string examples_dir;
-  std::vector<std::string> backends{"serial", "cpu"};
+  std::vector<std::string> backends;  // empty: cpu, and opencl when a device exists
   std::vector<int> threads;  // empty: 1, 2, 4 ... up to the machine's threads
   int repeat = 5;
   std::string json;
 };
 
-/// One column of the table: a backend at a thread count.
+/// One column of the table: a backend at a thread count (opencl: on a device).
 struct Column {
   std::string label;
   Execution execution;
+  std::string device;  ///< opencl: the device name
 };
 
 struct Row {
@@ -87,8 +91,14 @@ std::vector<Column> makeColumns(const BenchOptions& o) {
     for (int t = 1; t < hw; t *= 2) threads.push_back(t);
     threads.push_back(hw);
   }
-  std::vector<Column> columns{{"serial", Execution{Backend::kSerial, 1}}};
-  for (const std::string& name : o.backends) {
+  std::vector<Column> columns{{"serial", Execution{Backend::kSerial, 1}, {}}};
+  const bool defaults = o.backends.empty();
+  std::vector<std::string> backends = o.backends;
+  if (defaults) {
+    backends = {"cpu"};
+    if (backendAvailable(Backend::kOpenCL)) backends.push_back("opencl");
+  }
+  for (const std::string& name : backends) {
     const std::optional<Backend> b = parseBackend(name);
     if (!b) throw Error("unknown backend '" + name + "' (serial, cpu, opencl)", ExitCode::kUsage);
     if (*b == Backend::kSerial) continue;
@@ -96,7 +106,16 @@ std::vector<Column> makeColumns(const BenchOptions& o) {
       std::fprintf(stderr, "warning: backend '%s' is not built in; skipped\n", name.c_str());
       continue;
     }
-    for (int t : threads) columns.push_back({name + " x" + std::to_string(t), Execution{*b, t}});
+    if (*b == Backend::kOpenCL) {
+      if (openclDevices().empty()) {
+        std::fprintf(stderr, "warning: backend 'opencl' skipped: %s\n", openclStatus().c_str());
+        continue;
+      }
+      const OpenCLDevice device = openclSelectedDevice();
+      columns.push_back({"opencl " + device.name, Execution{Backend::kOpenCL, 1}, device.name});
+      continue;
+    }
+    for (int t : threads) columns.push_back({name + " x" + std::to_string(t), Execution{*b, t}, {}});
   }
   return columns;
 }
@@ -203,7 +222,8 @@ std::string formatJson(const std::vector<Row>& rows, const std::vector<Column>& 
   for (size_t k = 0; k < columns.size(); ++k)
     j << (k ? ", " : "") << "{\"label\": \"" << columns[k].label << "\", \"backend\": \""
       << backendName(columns[k].execution.backend)
-      << "\", \"threads\": " << effectiveThreads(columns[k].execution) << "}";
+      << "\", \"threads\": " << effectiveThreads(columns[k].execution)
+      << (columns[k].device.empty() ? "" : ", \"device\": \"" + columns[k].device + "\"") << "}";
   j << "],\n \"rows\": [";
   for (size_t r = 0; r < rows.size(); ++r) {
     const Row& row = rows[r];
@@ -253,7 +273,9 @@ void setupBench(CLI::App& app) {
       "L-system (.l) or scene (.scene) files (default: the paper's Table 1 models and the forest scene)");
   cmd->add_option("--examples", args->examples_dir,
                   "Folder of the Table 1 models (default: examples/lsystems)");
-  cmd->add_option("--backends", args->backends, "Backends beside serial (default: cpu)")->delimiter(',');
+  cmd->add_option("--backends", args->backends,
+                  "Backends beside serial (default: cpu, and opencl when a device exists)")
+      ->delimiter(',');
   cmd->add_option("--threads", args->threads, "Thread counts to run (default: 1, 2, 4 ... all)")
       ->delimiter(',');
   cmd->add_option("--repeat", args->repeat, "Runs per cell; the table shows the median")
