@@ -11,6 +11,7 @@
 #include "lsystem/memory_budget.hpp"
 #include "lsystem/pass_runner.hpp"
 #if PROCGEN_HAVE_OPENCL
+#include "lsystem/opencl/derive.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #endif
 #include "procgen/error.hpp"
@@ -171,6 +172,10 @@ ModuleString derive(const LSystem& lsystem, const DeriveOptions& options, Derive
   const LSystemData& data = lsystem.data();
   int iterations = options.iterations.value_or(data.derivation_length);
   if (iterations < 0) throw Error("the number of derivation steps must be non-negative");
+#if PROCGEN_HAVE_OPENCL
+  // The string stays on the device from the axiom to the result (issue 5).
+  if (options.execution.backend == Backend::kOpenCL) return detail::deriveOpenCL(data, options, iterations, stats);
+#endif
   Deriver deriver(data, options);
   return deriver.run(iterations, stats);
 }

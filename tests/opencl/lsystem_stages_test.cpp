@@ -2,7 +2,12 @@
 //  - bracket partners (bracket_partners.cl) on random strings, balanced and
 //    unbalanced, deep nesting, lengths around the 32-element min-tree blocks;
 //  - whole derivations with forced chunk sizes 1, 3 and 7 modules per work item,
-//    so contexts, brackets and successors straddle work-item borders.
+//    so contexts, brackets and successors straddle work-item borders;
+//  - the device cut pass (cut.cl) against cutBranches on random strings,
+//    unbalanced and deeply nested ones included;
+//  - the device-resident driver (opencl/derive.cpp) reports the same
+//    statistics and progress as the host driver and stops at the same step
+//    when a derivation exceeds --max-modules.
 // The end-to-end parity over every example, random grammar and seed is the
 // "opencl" variant of tests/lsystem/parity_test.cpp. Skips without a device.
 #include <gtest/gtest.h>
@@ -14,7 +19,9 @@
 #include <vector>
 
 #include "lsystem/derive_stages.hpp"
+#include "lsystem/opencl/derive.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
+#include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
 #include "procgen/opencl.hpp"
 
@@ -111,6 +118,94 @@ TEST(OpenCLStages, TinyWorkItemChunksDeriveIdentically) {
     }
   }
   EXPECT_GT(checked, 10);
+}
+
+/// Random module string over "AB[]%" with nesting, sometimes unbalanced.
+procgen::ModuleString randomCutString(std::mt19937& rng, uint64_t n, bool parametric, int deep_pct) {
+  procgen::ModuleString s;
+  s.clear(parametric);
+  std::uniform_int_distribution<int> d(0, 99);
+  for (uint64_t i = 0; i < n; ++i) {
+    const int r = d(rng);
+    const uint8_t c = r < deep_pct ? '[' : r < 40 ? ']' : r < 46 ? '%' : r < 75 ? 'A' : 'B';
+    s.symbols.push_back(c);
+    if (parametric) {
+      for (int k = 0; k < (c == 'A' ? 2 : c == 'B' ? 1 : 0); ++k) s.params.push_back(static_cast<float>(i) + 0.25f * k);
+      s.param_offsets.push_back(s.params.size());
+    }
+  }
+  return s;
+}
+
+TEST(OpenCLStages, CutMatchesSerial) {
+  PROCGEN_SKIP_WITHOUT_OPENCL();
+  std::mt19937 rng(13);
+  for (uint64_t n : {0, 1, 2, 5, 31, 33, 1000, 100000}) {
+    for (bool parametric : {false, true}) {
+      for (int deep_pct : {20, 35}) {
+        const procgen::ModuleString s = randomCutString(rng, n, parametric, deep_pct);
+        procgen::ModuleString want = s, got = s;
+        const bool want_removed = procgen::detail::cutBranches(want);
+        const bool got_removed = procgen::detail::cutBranchesOpenCL(got);
+        SCOPED_TRACE("n=" + std::to_string(n) + " parametric=" + std::to_string(parametric) +
+                     " deep=" + std::to_string(deep_pct));
+        EXPECT_EQ(got_removed, want_removed);
+        ASSERT_EQ(got.symbols, want.symbols);
+        ASSERT_EQ(got.param_offsets, want.param_offsets);
+        ASSERT_EQ(got.params, want.params);
+      }
+    }
+  }
+  // A '%' deep inside 50000 levels of nesting, and one at top level.
+  std::string text(50000, '[');
+  text += "A%B[C]D";
+  text += std::string(50000, ']');
+  text += "E%F[G]H";
+  procgen::ModuleString want = procgen::parseModuleString(text, false), got = want;
+  procgen::detail::cutBranches(want);
+  procgen::detail::cutBranchesOpenCL(got);
+  EXPECT_EQ(got.symbols, want.symbols);
+}
+
+TEST(OpenCLStages, ResidentDerivationReportsLikeTheHostDriver) {
+  PROCGEN_SKIP_WITHOUT_OPENCL();
+  const fs::path dir = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems";
+  for (const char* name : {"plant-context.l", "koch-island.l", "tree-3d.l"}) {
+    SCOPED_TRACE(name);
+    const procgen::LSystem lsystem = procgen::LSystem::fromFile(dir / name);
+    procgen::DeriveOptions options;
+    options.iterations = std::min(lsystem.derivationLength(), 5);
+    std::vector<std::vector<uint64_t>> calls[2];
+    procgen::DeriveStats stats[2];
+    for (int b = 0; b < 2; ++b) {
+      options.execution.backend = b ? procgen::Backend::kOpenCL : procgen::Backend::kSerial;
+      options.progress = [&calls, b](int step, int steps, uint64_t modules) {
+        calls[b].push_back({uint64_t(step), uint64_t(steps), modules});
+      };
+      (void)procgen::derive(lsystem, options, &stats[b]);
+    }
+    EXPECT_EQ(calls[1], calls[0]);
+    EXPECT_EQ(stats[1].modules, stats[0].modules);
+    EXPECT_EQ(stats[1].modules_total, stats[0].modules_total);
+    EXPECT_EQ(stats[1].step_modules, stats[0].step_modules);
+    EXPECT_EQ(stats[1].iterations, stats[0].iterations);
+    EXPECT_EQ(stats[1].threads, 1);
+
+    // A module limit stops both at the same step, before allocating.
+    options.progress = nullptr;
+    options.max_modules = stats[0].step_modules.back() - 1;
+    std::string messages[2];
+    for (int b = 0; b < 2; ++b) {
+      options.execution.backend = b ? procgen::Backend::kOpenCL : procgen::Backend::kSerial;
+      try {
+        (void)procgen::derive(lsystem, options);
+      } catch (const procgen::ResourceError& e) {
+        messages[b] = e.what();
+      }
+    }
+    EXPECT_FALSE(messages[0].empty());
+    EXPECT_EQ(messages[1], messages[0]);
+  }
 }
 
 }  // namespace

@@ -16,6 +16,14 @@ DeviceBracketPartners::DeviceBracketPartners(opencl::Context& ctx)
 
 void DeviceBracketPartners::run(cl_mem symbols, uint64_t n, opencl::Buffer& partner) {
   if (n == 0) return;
+  buildTree(symbols, n);
+  partner.reserve(n * sizeof(int64_t));
+  partners_.arg(0, symbols).arg(1, cl_ulong{n}).arg(2, tree_).arg(3, level_info_);
+  partners_.arg(4, levels_).arg(5, partner);
+  partners_.run(ctx_, n, wg_);
+}
+
+void DeviceBracketPartners::buildTree(cl_mem symbols, uint64_t n) {
   // Level 0: e[0..n] (depths before each element, e[n] the total); then block minima.
   std::vector<cl_ulong> off{0}, len{n + 1};
   while (len.back() > 1) {
@@ -34,11 +42,7 @@ void DeviceBracketPartners::run(cl_mem symbols, uint64_t n, opencl::Buffer& part
   std::vector<cl_ulong> info(off);
   info.insert(info.end(), len.begin(), len.end());
   level_info_.upload(info.data(), info.size() * sizeof(cl_ulong));
-  const cl_int levels = static_cast<cl_int>(off.size());
-  partner.reserve(n * sizeof(int64_t));
-  partners_.arg(0, symbols).arg(1, cl_ulong{n}).arg(2, tree_).arg(3, level_info_);
-  partners_.arg(4, levels).arg(5, partner);
-  partners_.run(ctx_, n, wg_);
+  levels_ = static_cast<cl_int>(off.size());
 }
 
 }  // namespace procgen::detail

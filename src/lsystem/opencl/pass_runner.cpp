@@ -5,20 +5,20 @@
 // are bit-identical. Bracket partners for context search come from
 // bracket_partners.cl (depth scan + tree of block minima, no depth limit).
 //
-// Data movement. The derivation driver (derive.cpp) is written against
-// PassRunner, whose stages take and return host strings, so this first
-// version reads every pass's output string back to the host (and the choice
-// and partner arrays, which the interface fills). It avoids the uploads: the
-// output of a pass stays on the device (ping-pong buffers) and the next pass
-// reuses it when its input is the very host string this runner wrote. The
-// rule tables are uploaded once per derivation. Keeping the whole derivation
-// on the device (only sizes read back) needs a driver that owns device strings;
-// see the TODO at the end of the file.
+// derive() on opencl does not use this runner: opencl/derive.cpp keeps the
+// string on the device from the axiom to the result. This runner serves the
+// drivers written against PassRunner's host strings (the scene driver, §6, and
+// the stage tests), so it reads every pass's output string back to the host
+// (and the choice and partner arrays, which the interface fills). It avoids
+// the uploads: the output of a pass stays on the device (ping-pong buffers)
+// and the next pass reuses it when its input is the very host string this
+// runner wrote.
 #include <array>
 #include <map>
 #include <memory>
 #include <vector>
 
+#include "lsystem/opencl/bracket_partners.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #include "opencl/runtime.hpp"
 #include "opencl/scan.hpp"
@@ -62,25 +62,20 @@ class OpenCLPassRunner final : public PassRunner {
   explicit OpenCLPassRunner(int device)
       : ctx_(Context::get(device)),
         scan4_(ctx_, "ulong4", sizeof(cl_ulong4)),
-        scan1_(ctx_, "long", sizeof(cl_long)) {
+        partners_(ctx_) {
     cl_program count = ctx_.program("lsystem/opencl/count.cl");
     cl_program rewrite = ctx_.program("lsystem/opencl/rewrite.cl");
-    cl_program partners = ctx_.program("lsystem/opencl/bracket_partners.cl");
     count_ = Kernel(count, "count");
     count_d0l_ = Kernel(count, "countD0L");
     rewrite_ = Kernel(rewrite, "rewrite");
     rewrite_d0l_ = Kernel(rewrite, "rewriteD0L");
-    delta_ = Kernel(partners, "bracketDelta");
-    min_level_ = Kernel(partners, "minLevel");
-    partners_ = Kernel(partners, "bracketPartners");
     wg_ = ctx_.workGroupSize(rewrite_.get(), 64);
     for (DeviceString* s : {&strings_[0], &strings_[1]}) {
       s->symbols = Buffer(ctx_, "module symbols");
       s->offsets = Buffer(ctx_, "parameter offsets");
       s->params = Buffer(ctx_, "parameters");
     }
-    for (Buffer* b : {&code_, &constants_, &globals_, &ignored_, &choice_, &counts_, &partner_, &tree_,
-                      &level_info_, &d0l_length_, &d0l_start_, &d0l_bytes_, &scratch_symbols_})
+    for (Buffer* b : {&code_, &constants_, &globals_, &ignored_, &choice_, &counts_, &partner_, &d0l_length_, &d0l_start_, &d0l_bytes_, &scratch_symbols_})
       *b = Buffer(ctx_, "derivation");
     dummy_ = Buffer(ctx_, "placeholder");
     dummy_.reserve(256);
@@ -217,29 +212,7 @@ class OpenCLPassRunner final : public PassRunner {
       scratch_symbols_.write(symbols, n);
       sym = &scratch_symbols_;
     }
-    // Level 0: e[0..n] (depths before each element, e[n] the total); then block minima.
-    std::vector<cl_ulong> off{0}, len{n + 1};
-    while (len.back() > 1) {
-      off.push_back(off.back() + len.back());
-      len.push_back((len.back() + 31) / 32);
-    }
-    tree_.reserve((off.back() + len.back()) * sizeof(int64_t));
-    delta_.arg(0, *sym).arg(1, cl_ulong{n}).arg(2, tree_);
-    delta_.run(ctx_, n + 1, wg_);
-    scan1_.exclusiveScan(tree_.get(), n + 1);
-    for (size_t l = 1; l < off.size(); ++l) {
-      min_level_.arg(0, tree_).arg(1, off[l - 1]).arg(2, len[l - 1]).arg(3, off[l]);
-      min_level_.run(ctx_, len[l], wg_);
-    }
-    // Level offsets then level lengths, in one small buffer.
-    std::vector<cl_ulong> info(off);
-    info.insert(info.end(), len.begin(), len.end());
-    level_info_.upload(info.data(), info.size() * sizeof(cl_ulong));
-    const cl_int levels = static_cast<cl_int>(off.size());
-    partner_.reserve(n * sizeof(int64_t));
-    partners_.arg(0, *sym).arg(1, cl_ulong{n}).arg(2, tree_).arg(3, level_info_);
-    partners_.arg(4, levels).arg(5, partner_);
-    partners_.run(ctx_, n, wg_);
+    partners_.run(sym->get(), n, partner_);
     partner_.read(partner, n * sizeof(int64_t));
     partner_host_ = partner;
     partner_n_ = n;
@@ -326,15 +299,15 @@ class OpenCLPassRunner final : public PassRunner {
 
   Context& ctx_;
   opencl::Scanner scan4_;  ///< (modules, params, rewritten) offsets
-  opencl::Scanner scan1_;  ///< bracket depths
-  Kernel count_, count_d0l_, rewrite_, rewrite_d0l_, delta_, min_level_, partners_;
+  DeviceBracketPartners partners_;
+  Kernel count_, count_d0l_, rewrite_, rewrite_d0l_;
   size_t wg_ = 64;
   uint64_t chunk_ = kDefaultChunk;
   uint64_t d0l_total_ = 0;
   DeviceString strings_[2];
   int current_ = 0;  ///< strings_[current_] holds the resident input
   Residency resident_;
-  Buffer code_, constants_, globals_, ignored_, choice_, counts_, partner_, tree_, level_info_;
+  Buffer code_, constants_, globals_, ignored_, choice_, counts_, partner_;
   Buffer d0l_length_, d0l_start_, d0l_bytes_, dummy_, scratch_symbols_;
   const LSystemData* shared_for_ = nullptr;
   const D0LTable* d0l_for_ = nullptr;
@@ -345,10 +318,6 @@ class OpenCLPassRunner final : public PassRunner {
   bool partner_valid_ = false;
 };
 
-// TODO(opencl): the cut pass ('%') runs on the host (PassRunner::cut's serial
-// default) and every pass reads its output string back; a device-resident
-// driver would read back only the sizes (issue 5).
-
 }  // namespace
 
 std::unique_ptr<PassRunner> makeOpenCLPassRunner(int device) {
@@ -356,5 +325,7 @@ std::unique_ptr<PassRunner> makeOpenCLPassRunner(int device) {
 }
 
 void setOpenCLChunkOverrideForTesting(uint64_t chunk) { g_chunk_override = chunk; }
+
+uint64_t openclChunkModules() { return g_chunk_override ? g_chunk_override : kDefaultChunk; }
 
 }  // namespace procgen::detail

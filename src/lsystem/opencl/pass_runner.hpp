@@ -16,5 +16,7 @@ std::unique_ptr<PassRunner> makeOpenCLPassRunner(int device);
 
 /// Forces `chunk` modules per work item in count/rewrite (0 = default); tests only.
 void setOpenCLChunkOverrideForTesting(uint64_t chunk);
+/// Modules per work item in count/rewrite: the override, else the default.
+uint64_t openclChunkModules();
 
 }  // namespace procgen::detail

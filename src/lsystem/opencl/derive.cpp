@@ -1,0 +1,372 @@
+// Derivation on the opencl backend with the module string resident on the
+// device (Lipp, Wonka, Wimmer §4.2, Figure 4; issue 5 point 2). The step
+// logic is that of the host driver (derive.cpp) — n steps, each one
+// productions pass, up to `maximum depth` decomposition passes and the cut —
+// with the same random phases (step·256 + pass) and memory checks, but every
+// pass runs on two device strings ping-ponged between passes:
+//   count.cl → scan.cl → (size read back, memory check) → rewrite.cl,
+// bracket partners for context search from bracket_partners.cl, the D0L fast
+// path from the same files, and the cut pass from cut.cl. Nothing but sizes
+// (the scanned totals) returns to the host between passes; the final string is
+// read back once. The rule tables are uploaded once per derivation.
+#include "lsystem/opencl/derive.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "lsystem/derive_stages.hpp"
+#include "lsystem/memory_budget.hpp"
+#include "lsystem/opencl/bracket_partners.hpp"
+#include "lsystem/opencl/pass_runner.hpp"
+#include "opencl/runtime.hpp"
+#include "opencl/scan.hpp"
+
+namespace procgen::detail {
+namespace {
+
+using opencl::Buffer;
+using opencl::Context;
+using opencl::Kernel;
+
+template <typename... T>
+void args(Kernel& k, uint32_t& a, const T&... values) {
+  (k.arg(a++, values), ...);
+}
+
+struct TableBuffers {
+  Buffer first_by_symbol, productions, patterns, successors, successor_exprs;
+};
+
+struct DeviceString {
+  Buffer symbols, offsets, params;
+  uint64_t n = 0;
+  uint64_t params_n = 0;
+};
+
+bool symbolCanAppear(const LSystemData& d, uint8_t symbol) {
+  if (std::find(d.axiom.symbols.begin(), d.axiom.symbols.end(), symbol) != d.axiom.symbols.end()) return true;
+  for (const RuleTable* t : {&d.productions, &d.decomposition})
+    for (const PgSuccessorModule& m : t->successors)
+      if (m.symbol == symbol) return true;
+  return false;
+}
+
+class DeviceDeriver {
+ public:
+  explicit DeviceDeriver(Context& ctx)
+      : ctx_(ctx), scan4_(ctx, "ulong4", sizeof(cl_ulong4)), scan_int_(ctx, "int", sizeof(cl_int)), partners_(ctx) {
+    cl_program count = ctx.program("lsystem/opencl/count.cl");
+    cl_program rewrite = ctx.program("lsystem/opencl/rewrite.cl");
+    cl_program cut = ctx.program("lsystem/opencl/cut.cl");
+    count_ = Kernel(count, "count");
+    count_d0l_ = Kernel(count, "countD0L");
+    rewrite_ = Kernel(rewrite, "rewrite");
+    rewrite_d0l_ = Kernel(rewrite, "rewriteD0L");
+    zero_ = Kernel(cut, "zeroInts");
+    cut_mark_ = Kernel(cut, "cutMark");
+    cut_count_ = Kernel(cut, "cutCount");
+    cut_write_ = Kernel(cut, "cutWrite");
+    wg_ = ctx.workGroupSize(rewrite_.get(), 64);
+    for (DeviceString* s : {&strings_[0], &strings_[1]}) {
+      s->symbols = Buffer(ctx, "module symbols");
+      s->offsets = Buffer(ctx, "parameter offsets");
+      s->params = Buffer(ctx, "parameters");
+    }
+    for (Buffer* b : {&code_, &constants_, &globals_, &ignored_, &choice_, &counts_, &partner_, &marks_,
+                      &d0l_length_, &d0l_start_, &d0l_bytes_, &dummy_})
+      *b = Buffer(ctx, "derivation");
+    for (TableBuffers* t : {&productions_, &decomposition_})
+      for (Buffer* b : {&t->first_by_symbol, &t->productions, &t->patterns, &t->successors, &t->successor_exprs})
+        *b = Buffer(ctx, "rule table");
+    dummy_.reserve(256);
+  }
+
+  ModuleString derive(const LSystemData& data, const DeriveOptions& options, int iterations, DeriveStats* stats) {
+    data_ = &data;
+    options_ = &options;
+    parametric_ = data.parametric;
+    budget_ = std::make_unique<MemoryBudget>(options.max_modules, options.memory_budget_bytes);
+    d0l_ = makeD0LTable(data, data.productions);
+    uploadTables(data);
+    const bool cut_possible = symbolCanAppear(data, '%');
+    current_ = 0;
+    upload(data.axiom, strings_[0]);
+
+    decompose(0);
+    if (cut_possible) cut(cur());
+    if (stats) {
+      *stats = DeriveStats{};
+      stats->threads = 1;
+    }
+    for (int step = 1; step <= iterations; ++step) {
+      rewritePass(data.productions, productions_, data.productions.hasContext(), phase(step, 0), step);
+      decompose(step);
+      if (cut_possible) cut(cur());
+      if (stats) {
+        stats->iterations = step;
+        stats->modules_total += cur().n;
+        stats->step_modules.push_back(cur().n);
+      }
+      if (options.progress) options.progress(step, iterations, cur().n);
+    }
+    if (stats) stats->modules = cur().n;
+    return download(cur());
+  }
+
+  bool cutHost(ModuleString& s) {
+    parametric_ = s.parametric();
+    current_ = 0;
+    upload(s, strings_[0]);
+    const uint64_t before = cur().n;
+    cut(cur());
+    if (cur().n == before) return false;
+    s = download(cur());
+    return true;
+  }
+
+ private:
+  static uint32_t phase(int step, int pass) {
+    return (static_cast<uint32_t>(step) << 8) | static_cast<uint32_t>(pass & 0xff);
+  }
+
+  DeviceString& cur() { return strings_[current_]; }
+  DeviceString& other() { return strings_[1 - current_]; }
+
+  uint64_t bytesOf(const DeviceString& s) const {
+    return s.n + (parametric_ ? 8 * (s.n + 1) + 4 * s.params_n : 0);
+  }
+
+  void upload(const ModuleString& in, DeviceString& d) {
+    d.n = in.size();
+    d.symbols.upload(in.symbols.data(), in.size());
+    d.params_n = 0;
+    if (!parametric_) return;
+    std::vector<uint64_t> zeros;
+    const uint64_t* offsets = in.param_offsets.data();
+    if (in.param_offsets.empty()) {  // a parametric L-system's string without parameters
+      zeros.assign(in.size() + 1, 0);
+      offsets = zeros.data();
+    }
+    d.params_n = offsets[in.size()];
+    d.offsets.upload(offsets, (in.size() + 1) * sizeof(uint64_t));
+    d.params.reserve(std::max<uint64_t>(d.params_n, 1) * sizeof(float));
+    d.params.write(in.params.data(), d.params_n * sizeof(float));
+  }
+
+  ModuleString download(const DeviceString& d) const {
+    ModuleString out;
+    out.clear(parametric_);
+    out.symbols.resize(d.n);
+    d.symbols.read(out.symbols.data(), d.n);
+    if (parametric_) {
+      out.param_offsets.resize(d.n + 1);
+      d.offsets.read(out.param_offsets.data(), (d.n + 1) * sizeof(uint64_t));
+      out.params.resize(d.params_n);
+      d.params.read(out.params.data(), d.params_n * sizeof(float));
+    }
+    return out;
+  }
+
+  void uploadTables(const LSystemData& data) {
+    code_.upload(data.code.data(), data.code.size() * sizeof(uint32_t));
+    constants_.upload(data.constants.data(), data.constants.size() * sizeof(float));
+    globals_.upload(data.globals.data(), data.globals.size() * sizeof(float));
+    ignored_.upload(data.ignored.data(), data.ignored.size());
+    const std::pair<const RuleTable*, TableBuffers*> tables[] = {{&data.productions, &productions_},
+                                                                 {&data.decomposition, &decomposition_}};
+    for (const auto& [t, b] : tables) {
+      b->first_by_symbol.upload(t->first_by_symbol.data(), t->first_by_symbol.size() * sizeof(int32_t));
+      b->productions.upload(t->productions.data(), t->productions.size() * sizeof(PgProduction));
+      b->patterns.upload(t->patterns.data(), t->patterns.size() * sizeof(PgPatternModule));
+      b->successors.upload(t->successors.data(), t->successors.size() * sizeof(PgSuccessorModule));
+      b->successor_exprs.upload(t->successor_exprs.data(), t->successor_exprs.size() * sizeof(int32_t));
+    }
+    if (d0l_.usable) {
+      std::array<int32_t, PG_SYMBOL_COUNT> start;
+      std::vector<uint8_t> bytes;
+      for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
+        if (d0l_.successor[c].empty()) {
+          start[c] = -1;
+        } else {
+          start[c] = static_cast<int32_t>(bytes.size());
+          bytes.insert(bytes.end(), d0l_.successor[c].begin(), d0l_.successor[c].begin() + d0l_.length[c]);
+        }
+      }
+      d0l_length_.upload(d0l_.length, sizeof d0l_.length);
+      d0l_start_.upload(start.data(), sizeof start);
+      d0l_bytes_.upload(bytes.data(), bytes.size());
+    }
+  }
+
+  void decompose(int step) {
+    if (data_->decomposition.empty()) return;
+    const int depth = std::clamp(data_->decomposition.max_depth, 1, 255);
+    for (int pass = 1; pass <= depth; ++pass)
+      if (!rewritePass(data_->decomposition, decomposition_, data_->decomposition.hasContext(), phase(step, pass),
+                       step))
+        break;
+  }
+
+  void setString(Kernel& k, uint32_t& a, const DeviceString& s) {
+    args(k, a, s.symbols, parametric_ ? s.offsets : dummy_, parametric_ ? s.params : dummy_, cl_ulong{s.n},
+         cl_int{parametric_});
+  }
+
+  cl_ulong4 scanTotal(uint64_t chunks) {
+    scan4_.exclusiveScan(counts_.get(), chunks + 1);
+    cl_ulong4 total;
+    counts_.read(&total, sizeof total, chunks * sizeof(cl_ulong4));
+    return total;
+  }
+
+  /// One pass of parallel rewriting with `table`; false when nothing was rewritten.
+  bool rewritePass(const RuleTable& table, TableBuffers& t, bool has_context, uint32_t phase_id, int step) {
+    if (table.empty()) return false;
+    DeviceString& in = cur();
+    DeviceString& out = other();
+    const uint64_t n = in.n;
+    const uint64_t chunk = openclChunkModules();
+    const uint64_t chunks = (n + chunk - 1) / chunk;
+    counts_.reserve((chunks + 1) * sizeof(cl_ulong4));
+    if (&table == &data_->productions && d0l_.usable) {
+      count_d0l_.arg(0, in.symbols).arg(1, cl_ulong{n}).arg(2, d0l_length_).arg(3, cl_ulong{chunk}).arg(4, counts_);
+      count_d0l_.run(ctx_, chunks + 1, wg_);
+      const uint64_t total = scanTotal(chunks).s[0];
+      budget_->check(ChunkCount{total, 0, n}, false, false, step, bytesOf(in));
+      out.symbols.reserve(std::max<uint64_t>(total, 1));
+      rewrite_d0l_.arg(0, in.symbols).arg(1, cl_ulong{n}).arg(2, d0l_length_).arg(3, d0l_start_);
+      rewrite_d0l_.arg(4, d0l_bytes_).arg(5, cl_ulong{chunk}).arg(6, counts_).arg(7, out.symbols);
+      rewrite_d0l_.run(ctx_, chunks, wg_);
+      out.n = total;
+      out.params_n = 0;
+      current_ = 1 - current_;
+      return true;
+    }
+    if (has_context) partners_.run(in.symbols.get(), n, partner_);
+    choice_.reserve(std::max<uint64_t>(n, 1) * sizeof(int32_t));
+    uint32_t a = 0;
+    setRules(count_, a, t);
+    setString(count_, a, in);
+    args(count_, a, has_context ? partner_ : dummy_, cl_int{has_context}, cl_ulong{options_->seed},
+         cl_uint{phase_id}, cl_ulong{chunk}, choice_, counts_);
+    count_.run(ctx_, chunks + 1, wg_);
+    const cl_ulong4 total = scanTotal(chunks);
+    const ChunkCount c{total.s[0], total.s[1], total.s[2]};
+    if (c.rewritten == 0) return false;
+    budget_->check(c, parametric_, has_context, step, bytesOf(in));
+    out.symbols.reserve(std::max<uint64_t>(c.modules, 1));
+    if (parametric_) {
+      out.offsets.reserve((c.modules + 1) * sizeof(uint64_t));
+      out.params.reserve(std::max<uint64_t>(c.params, 1) * sizeof(float));
+    }
+    a = 0;
+    setRules(rewrite_, a, t);
+    setString(rewrite_, a, in);
+    args(rewrite_, a, has_context ? partner_ : dummy_, cl_int{has_context}, cl_ulong{options_->seed},
+         cl_uint{phase_id}, cl_ulong{chunk}, choice_, counts_, cl_int{parametric_}, out.symbols,
+         parametric_ ? out.offsets : dummy_, parametric_ ? out.params : dummy_);
+    rewrite_.run(ctx_, chunks, wg_);
+    out.n = c.modules;
+    out.params_n = parametric_ ? c.params : 0;
+    if (parametric_) {
+      const uint64_t closing = c.params;
+      out.offsets.write(&closing, sizeof closing, c.modules * sizeof(uint64_t));
+    }
+    current_ = 1 - current_;
+    return true;
+  }
+
+  void setRules(Kernel& k, uint32_t& a, TableBuffers& t) {
+    args(k, a, t.first_by_symbol, t.productions, t.patterns, t.successors, t.successor_exprs, code_, constants_,
+         globals_, ignored_);
+  }
+
+  /// Stage cut (cut.cl) on the current string.
+  void cut(DeviceString& in) {
+    const uint64_t n = in.n;
+    if (n == 0) return;
+    partners_.buildTree(in.symbols.get(), n);
+    marks_.reserve((n + 1) * sizeof(cl_int));
+    zero_.arg(0, marks_).arg(1, cl_ulong{n + 1});
+    zero_.run(ctx_, n + 1, wg_);
+    cut_mark_.arg(0, in.symbols).arg(1, cl_ulong{n}).arg(2, partners_.tree()).arg(3, partners_.levelInfo());
+    cut_mark_.arg(4, partners_.levels()).arg(5, marks_);
+    cut_mark_.run(ctx_, n, wg_);
+    scan_int_.exclusiveScan(marks_.get(), n + 1);
+    const uint64_t chunk = 64;
+    const uint64_t chunks = (n + chunk - 1) / chunk;
+    counts_.reserve((chunks + 1) * sizeof(cl_ulong4));
+    cut_count_.arg(0, parametric_ ? in.offsets : dummy_).arg(1, cl_int{parametric_}).arg(2, cl_ulong{n});
+    cut_count_.arg(3, marks_).arg(4, cl_ulong{chunk}).arg(5, counts_);
+    cut_count_.run(ctx_, chunks + 1, wg_);
+    const cl_ulong4 total = scanTotal(chunks);
+    const uint64_t kept = total.s[0], kept_params = total.s[1];
+    if (kept == n) return;  // no '%'
+    DeviceString& out = other();
+    out.symbols.reserve(std::max<uint64_t>(kept, 1));
+    if (parametric_) {
+      out.offsets.reserve((kept + 1) * sizeof(uint64_t));
+      out.params.reserve(std::max<uint64_t>(kept_params, 1) * sizeof(float));
+    }
+    uint32_t a = 0;
+    args(cut_write_, a, in.symbols, parametric_ ? in.offsets : dummy_, parametric_ ? in.params : dummy_,
+         cl_int{parametric_}, cl_ulong{n}, marks_, cl_ulong{chunk}, counts_, out.symbols,
+         parametric_ ? out.offsets : dummy_, parametric_ ? out.params : dummy_);
+    cut_write_.run(ctx_, chunks, wg_);
+    out.n = kept;
+    out.params_n = parametric_ ? kept_params : 0;
+    if (parametric_) {
+      const uint64_t closing = kept_params;
+      out.offsets.write(&closing, sizeof closing, out.n * sizeof(uint64_t));
+    }
+    current_ = 1 - current_;
+  }
+
+  Context& ctx_;
+  opencl::Scanner scan4_, scan_int_;
+  DeviceBracketPartners partners_;
+  Kernel count_, count_d0l_, rewrite_, rewrite_d0l_, zero_, cut_mark_, cut_count_, cut_write_;
+  size_t wg_ = 64;
+  DeviceString strings_[2];
+  int current_ = 0;
+  TableBuffers productions_, decomposition_;
+  Buffer code_, constants_, globals_, ignored_, choice_, counts_, partner_, marks_, d0l_length_, d0l_start_,
+      d0l_bytes_, dummy_;
+  const LSystemData* data_ = nullptr;
+  const DeriveOptions* options_ = nullptr;
+  bool parametric_ = false;
+  std::unique_ptr<MemoryBudget> budget_;
+  D0LTable d0l_;
+};
+
+/// One deriver per device, never destroyed (like the contexts: buffers
+/// released after a context's teardown at exit would crash); one derivation
+/// at a time per device, as the queue is shared.
+template <typename Fn>
+auto withDeriver(int device, Fn&& fn) {
+  static std::mutex mutex;
+  static auto* cache = new std::map<int, std::unique_ptr<DeviceDeriver>>;
+  Context& ctx = Context::get(device);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = (*cache)[ctx.info().index];
+  if (!slot) slot = std::make_unique<DeviceDeriver>(ctx);
+  return fn(*slot);
+}
+
+}  // namespace
+
+ModuleString deriveOpenCL(const LSystemData& data, const DeriveOptions& options, int iterations,
+                          DeriveStats* stats) {
+  return withDeriver(options.execution.device,
+                     [&](DeviceDeriver& d) { return d.derive(data, options, iterations, stats); });
+}
+
+bool cutBranchesOpenCL(ModuleString& s, int device) {
+  return withDeriver(device, [&](DeviceDeriver& d) { return d.cutHost(s); });
+}
+
+}  // namespace procgen::detail
