@@ -62,7 +62,7 @@ void writeSvg(const Geometry& geometry, const std::filesystem::path& path,
   out.number(view_h);
   out.text("\">\n<g fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n");
 
-  const std::vector<Segment>& segs = geometry.segments;
+  const SegmentArray& segs = geometry.segments;
   for (size_t i = 0; i < segs.size();) {
     const int32_t color = segs[i].color;
     const float width = segs[i].width;

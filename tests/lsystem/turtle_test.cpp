@@ -445,7 +445,7 @@ TEST(TurtleHomomorphism, MaximumDepth) {
   };
   EXPECT_EQ(segments("").size(), 1u);  // default depth 1 (cpfg): only the middle F
   EXPECT_EQ(segments("maximum depth: 1\n").size(), 1u);
-  const std::vector<Segment> two = segments("maximum depth: 2\n");
+  const SegmentArray two = segments("maximum depth: 2\n");
   // F + F | F | F + F  (A -> F+F), all at 90 degrees: compare with the literal string.
   const Geometry want = draw("F+FFF+F");
   ASSERT_EQ(two.size(), want.segments.size());
