@@ -2,10 +2,11 @@
 // For each model, derivation and interpretation are timed separately on the
 // serial backend and on every other requested backend × thread count; each
 // figure is the median of --repeat runs, measured side by side in one process
-// so the ratios are meaningful on a shared machine. Interpretation always
-// reads the same (serially derived) string. The opencl column is one column
-// (the device sets its own parallelism), labelled with the device name — on
-// PoCL a CPU figure; it is part of the default backends when a device exists.
+// with the columns taking turns in every round, so the ratios are meaningful
+// on a shared machine. Interpretation always reads the same (serially
+// derived) string. The opencl column is one column (the device sets its own
+// parallelism), labelled with the device name — on PoCL a CPU figure; it is
+// part of the default backends when a device exists.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -62,18 +63,37 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/// Median wall time of `repeat` runs after one untimed warm-up run (page
-/// faults, caches and lazily created thread pools are not part of the figure).
-template <typename Fn>
-double medianMs(int repeat, Fn&& fn) {
-  fn();
-  std::vector<double> ms;
-  for (int r = 0; r < repeat; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return median(std::move(ms));
+/// Median wall time of `repeat` runs of run(column) for every column, after
+/// one untimed warm-up run per column (page faults, caches and lazily created
+/// thread pools are not part of the figures). The columns take turns within
+/// every round, so load from elsewhere on a shared machine falls on all of
+/// them alike and the ratios stay meaningful. A column whose run throws an
+/// Error gets -1 and the first message goes to `failure`.
+template <typename Run>
+std::vector<double> medianMsPerColumn(const std::vector<Column>& columns, int repeat, std::string& failure,
+                                      Run&& run) {
+  const size_t n = columns.size();
+  std::vector<bool> failed(n, false);
+  std::vector<std::vector<double>> ms(n);
+  auto attempt = [&](size_t c, bool timed) {
+    if (failed[c]) return;
+    try {
+      const auto t0 = std::chrono::steady_clock::now();
+      run(columns[c]);
+      if (timed)
+        ms[c].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    } catch (const Error& e) {  // e.g. a stage the backend does not have yet
+      failed[c] = true;
+      if (failure.empty()) failure = columns[c].label + ": " + e.what();
+    }
+  };
+  for (size_t c = 0; c < n; ++c) attempt(c, false);
+  for (int r = 0; r < repeat; ++r)
+    for (size_t c = 0; c < n; ++c) attempt(c, true);
+  std::vector<double> out(n, -1.0);
+  for (size_t c = 0; c < n; ++c)
+    if (!failed[c] && !ms[c].empty()) out[c] = median(std::move(ms[c]));
+  return out;
 }
 
 fs::path findExamplesDir(const std::string& given) {
@@ -131,19 +151,13 @@ Row benchScene(const fs::path& file, const std::vector<Column>& columns, int rep
     row.modules_total += st.modules_total;
   }
   row.modules = derived.string.size();
-  for (const Column& c : columns) {
-    double d = -1, i = -1;
-    try {
-      DeriveOptions dopt;
-      dopt.execution = c.execution;
-      d = medianMs(repeat, [&] { (void)deriveScene(scene, dopt); });
-      i = medianMs(repeat, [&] { (void)interpretScene(scene, derived, c.execution); });
-    } catch (const Error& e) {
-      if (row.failure.empty()) row.failure = c.label + ": " + e.what();
-    }
-    row.derive_ms.push_back(d);
-    row.interpret_ms.push_back(i);
-  }
+  row.derive_ms = medianMsPerColumn(columns, repeat, row.failure, [&](const Column& c) {
+    DeriveOptions dopt;
+    dopt.execution = c.execution;
+    (void)deriveScene(scene, dopt);
+  });
+  row.interpret_ms = medianMsPerColumn(columns, repeat, row.failure,
+                                       [&](const Column& c) { (void)interpretScene(scene, derived, c.execution); });
   return row;
 }
 
@@ -157,22 +171,17 @@ Row benchModel(const fs::path& file, const std::vector<Column>& columns, int rep
   row.iterations = stats.iterations;
   row.modules = stats.modules;
   row.modules_total = stats.modules_total;
-  for (const Column& c : columns) {
-    double d = -1, i = -1;
-    try {
-      DeriveOptions dopt;
-      dopt.execution = c.execution;
-      d = medianMs(repeat, [&] { (void)derive(lsystem, dopt); });
-      InterpretOptions iopt;
-      iopt.view = lsystem.view();
-      iopt.execution = c.execution;
-      i = medianMs(repeat, [&] { (void)interpret(lsystem, string, iopt); });
-    } catch (const Error& e) {  // e.g. a stage the backend does not have yet
-      if (row.failure.empty()) row.failure = c.label + ": " + e.what();
-    }
-    row.derive_ms.push_back(d);
-    row.interpret_ms.push_back(i);
-  }
+  row.derive_ms = medianMsPerColumn(columns, repeat, row.failure, [&](const Column& c) {
+    DeriveOptions dopt;
+    dopt.execution = c.execution;
+    (void)derive(lsystem, dopt);
+  });
+  row.interpret_ms = medianMsPerColumn(columns, repeat, row.failure, [&](const Column& c) {
+    InterpretOptions iopt;
+    iopt.view = lsystem.view();
+    iopt.execution = c.execution;
+    (void)interpret(lsystem, string, iopt);
+  });
   return row;
 }
 
