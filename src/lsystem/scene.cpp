@@ -23,6 +23,9 @@
 #include "lsystem/pass_runner.hpp"
 #include "procgen/error.hpp"
 #include "procgen/scene.hpp"
+#if PROCGEN_HAVE_OPENCL
+#include "lsystem/opencl/scene.hpp"
+#endif
 
 namespace procgen {
 namespace {
@@ -389,6 +392,20 @@ void appendPlaced(Geometry& dst, const Geometry& src, const Placement& placement
                                src.polygon_instances.end());
 }
 
+/// The instances' geometry in instance order, each with its placement.
+Geometry placeAll(const LSystemScene& scene, const std::vector<Geometry>& parts) {
+  Geometry out;
+  size_t segments = 0, vertices = 0;
+  for (const Geometry& g : parts) {
+    segments += g.segments.size();
+    vertices += g.polygon_vertices.size();
+  }
+  detail::reserveLarge(out.segments, segments);
+  detail::reserveLarge(out.polygon_vertices, vertices);
+  for (size_t k = 0; k < parts.size(); ++k) appendPlaced(out, parts[k], Placement(scene.instances[k]));
+  return out;
+}
+
 }  // namespace
 
 ModuleString LSystemSceneDerivation::instanceString(size_t k, const LSystemScene& scene) const {
@@ -409,6 +426,10 @@ ModuleString LSystemSceneDerivation::instanceString(size_t k, const LSystemScene
 
 LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options) {
   if (scene.instances.empty()) throw Error("the scene lists no L-system");
+#if PROCGEN_HAVE_OPENCL
+  // The combined string stays on the device between passes (issue 5 point 4).
+  if (options.execution.backend == Backend::kOpenCL) return detail::deriveSceneOpenCL(scene, options);
+#endif
   SceneDeriver deriver(scene, options);
   return deriver.run();
 }
@@ -428,10 +449,17 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
   // large share of the string is drawn with the backend's own parallel
   // interpreter; the many small ones are drawn serially, side by side on the
   // backend's threads. Either way the output is in instance order.
+  std::vector<Geometry> parts(n);
+  if (execution.backend == Backend::kOpenCL) {
+    // Every instance is drawn on the device, one after the other (each
+    // interpretation is itself parallel there).
+    for (size_t k = 0; k < n; ++k)
+      parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), options(k, execution));
+    return placeAll(scene, parts);
+  }
   std::unique_ptr<detail::PassRunner> runner = detail::makePassRunner(execution);
   const uint64_t total = derivation.string.size();
   const uint64_t large = total / (2 * static_cast<uint64_t>(std::max(1, runner->threads()))) + 1;
-  std::vector<Geometry> parts(n);
   std::vector<size_t> small;
   for (size_t k = 0; k < n; ++k) {
     const uint64_t modules = derivation.begin[k + 1] - derivation.begin[k];
@@ -446,16 +474,7 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
     parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene),
                          options(k, Execution{Backend::kSerial, 1}));
   });
-  Geometry out;
-  size_t segments = 0, vertices = 0;
-  for (const Geometry& g : parts) {
-    segments += g.segments.size();
-    vertices += g.polygon_vertices.size();
-  }
-  detail::reserveLarge(out.segments, segments);
-  detail::reserveLarge(out.polygon_vertices, vertices);
-  for (size_t k = 0; k < n; ++k) appendPlaced(out, parts[k], Placement(scene.instances[k]));
-  return out;
+  return placeAll(scene, parts);
 }
 
 }  // namespace procgen
