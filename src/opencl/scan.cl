@@ -9,6 +9,12 @@
  * writes each block's total; the host scans the block totals with the same
  * kernels (recursively, until one block remains) and addBlockOffsets adds them
  * back. O(n) work, O(log n) levels; the monoid is (+, 0).
+ *
+ * On CPU devices (PoCL) the barriers of the work-group scan cost more than
+ * the arithmetic, so there the first level is reduce-then-scan over runs of
+ * `per` consecutive elements per work item instead: chunkReduce sums each run,
+ * the run sums are scanned as above, and chunkScan rescans each run from its
+ * offset. Same sums; the host picks the form (scan.cpp).
  */
 #ifndef PG_SCAN_T
 #define PG_SCAN_T ulong4
@@ -62,4 +68,29 @@ __kernel void scanBlocks(__global ScanT* data, ulong n, __global ScanT* block_su
 __kernel void addBlockOffsets(__global ScanT* data, ulong n, __global const ScanT* offsets, ulong block_elems) {
   const size_t i = get_global_id(0);
   if (i < n) data[i] += offsets[i / block_elems];
+}
+
+/* sums[i] = data[i*per .. min(n, (i+1)*per)) summed. */
+__kernel void chunkReduce(__global const ScanT* data, ulong n, ulong per, __global ScanT* sums) {
+  const ulong i = get_global_id(0);
+  const ulong b = i * per;
+  if (b >= n) return;
+  const ulong e = min(n, b + per);
+  ScanT acc = (ScanT)(0);
+  for (ulong k = b; k < e; ++k) acc += data[k];
+  sums[i] = acc;
+}
+
+/* Exclusive scan of each run in place, starting from offsets[i]. */
+__kernel void chunkScan(__global ScanT* data, ulong n, ulong per, __global const ScanT* offsets) {
+  const ulong i = get_global_id(0);
+  const ulong b = i * per;
+  if (b >= n) return;
+  const ulong e = min(n, b + per);
+  ScanT acc = offsets[i];
+  for (ulong k = b; k < e; ++k) {
+    const ScanT t = data[k];
+    data[k] = acc;
+    acc += t;
+  }
 }

@@ -1,6 +1,8 @@
 // Host driver of scan.cl (paper §4.2 step 2): see scan.hpp.
 #include "opencl/scan.hpp"
 
+#include <algorithm>
+
 namespace procgen::opencl {
 
 Scanner::Scanner(Context& ctx, const std::string& type, size_t elem_bytes)
@@ -8,6 +10,11 @@ Scanner::Scanner(Context& ctx, const std::string& type, size_t elem_bytes)
   cl_program p = ctx.program("opencl/scan.cl", "-DPG_SCAN_T=" + type);
   scan_ = Kernel(p, "scanBlocks");
   add_ = Kernel(p, "addBlockOffsets");
+  chunk_reduce_ = Kernel(p, "chunkReduce");
+  chunk_scan_ = Kernel(p, "chunkScan");
+  runs_ = Buffer(ctx, "scan run sums");
+  // CPU devices: runs of consecutive elements per work item (see scan.cl).
+  if (ctx.info().type == "cpu") per_ = 64;
   // Two elements per work item in local memory; leave half the local memory free.
   size_t want = 256;
   while (want > 1 && 2 * want * elem_bytes > ctx.info().local_memory / 2) want /= 2;
@@ -16,7 +23,19 @@ Scanner::Scanner(Context& ctx, const std::string& type, size_t elem_bytes)
 }
 
 void Scanner::exclusiveScan(cl_mem data, uint64_t n) {
-  if (n > 0) scanLevel(data, n, 0);
+  if (n == 0) return;
+  if (per_ == 0 || n < 4 * per_) {
+    scanLevel(data, n, 0);
+    return;
+  }
+  const uint64_t runs = (n + per_ - 1) / per_;
+  runs_.reserve(runs * elem_bytes_);
+  const size_t local = std::min<size_t>(wg_, 64);
+  chunk_reduce_.arg(0, data).arg(1, cl_ulong{n}).arg(2, cl_ulong{per_}).arg(3, runs_);
+  chunk_reduce_.run(ctx_, runs, local);
+  scanLevel(runs_.get(), runs, 0);
+  chunk_scan_.arg(0, data).arg(1, cl_ulong{n}).arg(2, cl_ulong{per_}).arg(3, runs_);
+  chunk_scan_.run(ctx_, runs, local);
 }
 
 void Scanner::scanLevel(cl_mem data, uint64_t n, size_t level) {

@@ -23,6 +23,9 @@ class Scanner {
   Context& ctx_;
   Kernel scan_;
   Kernel add_;
+  Kernel chunk_reduce_, chunk_scan_;
+  uint64_t per_ = 0;  ///< elements per work item in the CPU-device first level; 0 = off
+  Buffer runs_;       ///< run sums of that level
   size_t elem_bytes_;
   size_t wg_;
   std::vector<Buffer> sums_;  ///< block totals per level, reused across calls

@@ -41,10 +41,10 @@ static_assert(sizeof(PgSegment) == sizeof(Segment) && offsetof(Segment, width) =
 static_assert(sizeof(Vec3) == 3 * sizeof(float));
 static_assert(sizeof(PgWorkItem) == 80 && sizeof(PgLocalTransform) == 96);
 
-/// Items per work-queue round at most (each spawns into up to kSlots slots).
-constexpr uint64_t kSlots = 8;
-/// Spawn slots per round the device memory is sized for before slots shrink to 2.
-constexpr uint64_t kSlotBudget = uint64_t{1} << 20;
+/// Spawn slots per work item at most, and per round in all (80 bytes each)
+/// before the per-item share shrinks to its minimum of 2.
+constexpr uint64_t kMaxSlots = uint64_t{1} << 16;
+constexpr uint64_t kSlotBudget = uint64_t{1} << 18;
 /// Modules per work item in the homomorphism passes.
 constexpr uint64_t kHomChunk = 16;
 
@@ -53,6 +53,38 @@ template <typename... T>
 void args(Kernel& k, uint32_t& a, const T&... values) {
   (k.arg(a++, values), ...);
 }
+
+/// A buffer over caller-owned host memory (CL_MEM_USE_HOST_PTR), released at
+/// scope exit; sync() makes the device's writes visible in the host memory.
+class HostBuffer {
+ public:
+  HostBuffer(Context& ctx, void* host, uint64_t bytes) : ctx_(ctx), bytes_(bytes) {
+    if (!host || bytes == 0) return;
+    ctx.checkAllocation(bytes, "segments");
+    cl_int st = CL_SUCCESS;
+    mem_ = clCreateBuffer(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &st);
+    opencl::check(st, "clCreateBuffer(segments)");
+  }
+  ~HostBuffer() {
+    if (mem_) clReleaseMemObject(mem_);
+  }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  cl_mem get() const { return mem_; }
+  void sync() {
+    if (!mem_) return;
+    cl_int st = CL_SUCCESS;
+    void* p = clEnqueueMapBuffer(ctx_.queue(), mem_, CL_TRUE, CL_MAP_READ, 0, bytes_, 0, nullptr, nullptr, &st);
+    opencl::check(st, "clEnqueueMapBuffer(segments)");
+    opencl::check(clEnqueueUnmapMemObject(ctx_.queue(), mem_, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+    opencl::check(clFinish(ctx_.queue()), "clFinish");
+  }
+
+ private:
+  Context& ctx_;
+  uint64_t bytes_;
+  cl_mem mem_ = nullptr;
+};
 
 struct DeviceTable {
   Buffer first_by_symbol, productions, patterns, successors, successor_exprs, code, constants, globals, ignored;
@@ -87,7 +119,7 @@ class OpenCLInterpreter {
       for (Buffer* b : {&s->symbols, &s->offsets, &s->params, &s->final_flags, &s->group_begin, &s->group_length})
         *b = Buffer(ctx, "drawing string");
     }
-    for (Buffer* b : {&table_, &config_, &maps_, &flags_, &depth_, &summary_flags_, &counts_, &events_, &segments_,
+    for (Buffer* b : {&table_, &config_, &maps_, &flags_, &depth_, &summary_flags_, &counts_, &events_,
                       &records_, &closes_, &local_tf_, &start_, &partner_, &items_, &items_next_, &spawned_, &spawn_counts_,
                       &choice_, &hom_counts_, &acts_, &dummy_})
       *b = Buffer(ctx, "interpretation");
@@ -230,18 +262,22 @@ class OpenCLInterpreter {
     cl_uint flags = 0;
     summary_flags_.read(&flags, sizeof flags);
     const uint64_t segments = total.s[0], records = total.s[1], closes = total.s[2], events = total.s[3];
-    segments_.reserve(std::max<uint64_t>(segments, 1) * sizeof(PgSegment));
     records_.reserve(std::max<uint64_t>(records, 1) * 3 * sizeof(float));
     closes_.reserve(std::max<uint64_t>(closes, 1) * sizeof(int32_t));
+    // Segments are written straight into the caller's array (CL_MEM_USE_HOST_PTR):
+    // on a CPU device (PoCL) the kernels fill it in place, in parallel, instead of
+    // a device buffer copied afterwards; elsewhere the driver copies at the map.
+    const uint64_t seg_base = out.segments.size();
+    out.segments.resize(seg_base + segments);
+    HostBuffer seg(ctx_, segments ? out.segments.data() + seg_base : nullptr, segments * sizeof(PgSegment));
+    segments_out_ = segments ? seg.get() : dummy_.get();
 
     const bool branching = (flags & 1u) || (flags & 2u) || tropism;
     if (!branching) interpretLinear(s);
     else interpretBranching(s);
+    seg.sync();
 
-    // Read back the geometry; assemble polygons from the event list.
-    const uint64_t seg_base = out.segments.size();
-    out.segments.resize(seg_base + segments);
-    segments_.read(out.segments.data() + seg_base, segments * sizeof(Segment));
+    // Polygons: assembled from the vertex records and the event list.
     if (events == 0) return;
     std::vector<Vec3> rec(records);
     std::vector<int32_t> close_colors(closes);
@@ -263,12 +299,12 @@ class OpenCLInterpreter {
     start_.reserve(chunks * sizeof(PgTurtle));
     uint32_t a = 0;
     setDrawString(local_, a, s);
-    args(local_, a, table_, depth_, counts_, config_, local_tf_, segments_, records_, closes_);
+    args(local_, a, table_, depth_, counts_, config_, local_tf_, segments_out_, records_, closes_);
     local_.run(ctx_, chunks, std::min<size_t>(wg_, 16));
     if (chunks < 2) return;
     lscan_.arg(0, local_tf_).arg(1, cl_ulong{chunks}).arg(2, config_).arg(3, start_);
     lscan_.run(ctx_, 1, 1);
-    map_.arg(0, cl_ulong{n}).arg(1, counts_).arg(2, local_tf_).arg(3, start_).arg(4, segments_);
+    map_.arg(0, cl_ulong{n}).arg(1, counts_).arg(2, local_tf_).arg(3, start_).arg(4, segments_out_);
     map_.arg(5, records_).arg(6, closes_);
     map_.run(ctx_, chunks, std::min<size_t>(wg_, 16));
   }
@@ -287,13 +323,16 @@ class OpenCLInterpreter {
     items_.upload(&root, sizeof root);
     uint64_t count = 1;
     while (count > 0) {
-      const uint64_t slots = count * kSlots <= kSlotBudget ? kSlots : 2;
+      // Few items: many slots each, so an item is not stopped after a handful
+      // of splits (a trunk with thousands of long branches is walked in one
+      // round); many items: at least 2 (one split plus the continuation).
+      const uint64_t slots = std::max<uint64_t>(2, std::min<uint64_t>(kMaxSlots, kSlotBudget / count));
       spawned_.reserve(count * slots * sizeof(PgWorkItem));
       spawn_counts_.reserve((count + 1) * sizeof(cl_long));
       uint32_t a = 0;
       setDrawString(walk_, a, s);
       args(walk_, a, table_, partner_, depth_, counts_, config_, items_, cl_ulong{count}, cl_ulong{slots},
-           spawned_, spawn_counts_, segments_, records_, closes_);
+           spawned_, spawn_counts_, segments_out_, records_, closes_);
       walk_.run(ctx_, count + 1, std::min<size_t>(wg_, 16));
       scan1_.exclusiveScan(spawn_counts_.get(), count + 1);
       cl_long next = 0;
@@ -342,7 +381,8 @@ class OpenCLInterpreter {
   DeviceString strings_[2];
   DeviceTable hom_;
   PgTurtle initial_{};
-  Buffer table_, config_, maps_, flags_, depth_, summary_flags_, counts_, events_, segments_, records_, closes_;
+  Buffer table_, config_, maps_, flags_, depth_, summary_flags_, counts_, events_, records_, closes_;
+  cl_mem segments_out_ = nullptr;  ///< this call's segment array (a HostBuffer)
   Buffer local_tf_, start_, partner_, items_, items_next_, spawned_, spawn_counts_, choice_, hom_counts_, acts_,
       dummy_;
 };

@@ -47,12 +47,12 @@ typedef struct PgLocalTransform {
 
 /* Modules per count block: the granularity of output offsets (a work item's
  * output cursor is its block's scanned offsets plus a recount of < this many). */
-#define PG_INTERPRET_BLOCK 256
+#define PG_INTERPRET_BLOCK 64
 /* Count blocks per chunk of the non-branching (matrix) path. */
-#define PG_LINEAR_CHUNK_BLOCKS 16
+#define PG_LINEAR_CHUNK_BLOCKS 64
 /* Turtle states a work item keeps for branches it walks inline; a branch of at
  * most 2 x this many modules (so nested at most this deep) is walked inline,
  * a longer one is split off as a work item. */
-#define PG_WALK_STACK 16
+#define PG_WALK_STACK 32
 
 #endif /* PROCGEN_LSYSTEM_OPENCL_INTERPRET_TYPES_H */
