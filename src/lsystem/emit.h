@@ -1,14 +1,15 @@
 /* emit.h — what one turtle action emits, in the C subset (paper §5 "geometry
- * generation"; ABOP §1.5 and cpfg's polygon rules), for the OpenCL
- * interpretation kernels (lsystem/opencl/interpret.cl).
+ * generation"; ABOP §1.5 and cpfg's polygon rules), shared by the host
+ * interpreters and the OpenCL kernels (lsystem/opencl/interpret.cl).
  *
- * The rules are those of interpret_module.hpp's applyModule / countAction
- * (the host interpreters): F and G draw a segment outside polygons; inside
- * one, F, f and '.' record a vertex (G and g only move); '{' opens a polygon,
- * '}' closes the innermost open one ('}' with none open does nothing). The
- * polygon depth ignores brackets, as in cpfg. What is emitted depends only on
- * the action (turtle.h's PgTurtleAction) and on whether a polygon is open, so
- * output counts per chunk need no turtle.
+ * The one copy of these rules (the host interpreters' applyModule and
+ * countAction in interpret_module.hpp switch on pgEmitKind too): F and G draw
+ * a segment outside polygons; inside one, F, f and '.' record a vertex (G and
+ * g only move); '{' opens a polygon, '}' closes the innermost open one ('}'
+ * with none open does nothing). The polygon depth ignores brackets, as in
+ * cpfg. What is emitted depends only on the action (turtle.h's
+ * PgTurtleAction) and on whether a polygon is open, so output counts per
+ * chunk need no turtle.
  */
 #ifndef PROCGEN_LSYSTEM_EMIT_H
 #define PROCGEN_LSYSTEM_EMIT_H

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lsystem/emit.h"
 #include "lsystem/lsystem_data.hpp"
 #include "lsystem/match.h"
 #include "lsystem/turtle.h"
@@ -54,26 +55,15 @@ struct EmitCursor {
 };
 
 /// Counts one module's output (no turtle needed: what is emitted depends only
-/// on the action and the polygon depth).
+/// on the action and the polygon depth; emit.h holds the rules).
 inline void countAction(int action, EmitCursor& c) {
-  switch (action) {
-    case PG_TURTLE_DRAW:
-      if (c.polygon_depth == 0) ++c.segment;
-      else ++c.record;
-      break;
-    case PG_TURTLE_MOVE:
-    case PG_TURTLE_POLYGON_VERTEX:
-      if (c.polygon_depth > 0) ++c.record;
-      break;
-    case PG_TURTLE_DRAW_SILENT:
-      if (c.polygon_depth == 0) ++c.segment;
-      break;
-    case PG_TURTLE_POLYGON_BEGIN: ++c.polygon_depth; break;
-    case PG_TURTLE_POLYGON_END:
-      if (c.polygon_depth > 0) {
-        ++c.close;
-        --c.polygon_depth;
-      }
+  switch (pgEmitKind(action, c.polygon_depth > 0)) {
+    case PG_EMIT_SEGMENT: ++c.segment; break;
+    case PG_EMIT_VERTEX: ++c.record; break;
+    case PG_EMIT_BEGIN: ++c.polygon_depth; break;
+    case PG_EMIT_END:
+      ++c.close;
+      --c.polygon_depth;
       break;
     default: break;
   }
@@ -90,22 +80,11 @@ inline int applyModule(PgTurtle& t, const PgTurtleView& view, uint8_t symbol, co
                        int32_t nparams, Sink& sink) {
   const float prev[3] = {t.pos[0], t.pos[1], t.pos[2]};
   const int action = pgTurtleApply(&t, symbol, params, nparams, &view);
-  switch (action) {
-    case PG_TURTLE_DRAW:
-      if (sink.inPolygon()) sink.vertex(t);
-      else sink.segment(prev, t);
-      break;
-    case PG_TURTLE_DRAW_SILENT:
-      if (!sink.inPolygon()) sink.segment(prev, t);
-      break;
-    case PG_TURTLE_MOVE:
-    case PG_TURTLE_POLYGON_VERTEX:
-      if (sink.inPolygon()) sink.vertex(t);
-      break;
-    case PG_TURTLE_POLYGON_BEGIN: sink.beginPolygon(); break;
-    case PG_TURTLE_POLYGON_END:
-      if (sink.inPolygon()) sink.endPolygon(t);
-      break;
+  switch (pgEmitKind(action, sink.inPolygon())) {  // the rules: emit.h, shared with the kernels
+    case PG_EMIT_SEGMENT: sink.segment(prev, t); break;
+    case PG_EMIT_VERTEX: sink.vertex(t); break;
+    case PG_EMIT_BEGIN: sink.beginPolygon(); break;
+    case PG_EMIT_END: sink.endPolygon(t); break;
     default: break;
   }
   return action;
