@@ -24,6 +24,7 @@
 #include "procgen/error.hpp"
 #include "procgen/scene.hpp"
 #if PROCGEN_HAVE_OPENCL
+#include "lsystem/opencl/interpret.hpp"
 #include "lsystem/opencl/scene.hpp"
 #endif
 
@@ -450,13 +451,28 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
   // interpreter; the many small ones are drawn serially, side by side on the
   // backend's threads. Either way the output is in instance order.
   std::vector<Geometry> parts(n);
+#if PROCGEN_HAVE_OPENCL
   if (execution.backend == Backend::kOpenCL) {
-    // Every instance is drawn on the device, one after the other (each
-    // interpretation is itself parallel there).
+    // §6 on the device: the instances are drawn together, one root work item
+    // each, in one pass over the combined string. Instances with a
+    // homomorphism (their drawing string differs) and long non-branching ones
+    // (better served by the matrix scan of a run of their own) are drawn alone.
+    std::vector<InterpretOptions> opts(n);
+    std::vector<bool> together(n);
+    for (size_t k = 0; k < n; ++k) {
+      opts[k] = options(k, execution);
+      const auto first = derivation.string.symbols.begin() + static_cast<std::ptrdiff_t>(derivation.begin[k]);
+      const auto last = derivation.string.symbols.begin() + static_cast<std::ptrdiff_t>(derivation.begin[k + 1]);
+      const bool branching = std::any_of(first, last, [](uint8_t c) { return c == '[' || c == ']'; });
+      together[k] = scene.instances[k].lsystem.data().homomorphism.empty() &&
+                    (branching || last - first < (std::ptrdiff_t{1} << 16));
+    }
+    parts = detail::interpretBatchOpenCL(derivation.string, derivation.begin, opts, together, execution.device);
     for (size_t k = 0; k < n; ++k)
-      parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), options(k, execution));
+      if (!together[k]) parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), opts[k]);
     return placeAll(scene, parts);
   }
+#endif
   std::unique_ptr<detail::PassRunner> runner = detail::makePassRunner(execution);
   const uint64_t total = derivation.string.size();
   const uint64_t large = total / (2 * static_cast<uint64_t>(std::max(1, runner->threads()))) + 1;

@@ -309,6 +309,54 @@ TEST_F(SceneTest, GeometryIsEveryInstanceInOrder) {
   }
 }
 
+// Drawing every instance together (opencl: one root work item per instance,
+// §6) must equal drawing them one by one: polygons and brackets left open at
+// an instance's end, and ']' / '}' with nothing to close at the next one's
+// start, must not reach across; views (angle, tropism) stay per instance; a
+// homomorphism instance is drawn alone.
+TEST_F(SceneTest, InstancesDrawnTogetherMatchDrawnAlone) {
+  write("open.l", "Lsystem: 1\nderivation length: 0\nAxiom: F{.F+F.F.}[+F{.F.F.F.}F{.F-F.F\nendlsystem\n");
+  write("close.l", "Lsystem: 1\nderivation length: 0\nAxiom: ]]F}F[-F]F{.F.F+F.}F\nendlsystem\n");
+  write("hom.l", "Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> A[+A]A\nhomomorphism:\nA --> F[-F]\n"
+                 "endlsystem\n");
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromText(
+      sceneText({"open.l", "close.l", (kExamples / "tree-3d.l").string() + " n=3",
+                 (kExamples / "plant-2d.l").string() + " n=4 angle=20", "hom.l", "open.l",
+                 (kExamples / "koch-curve.l").string() + " n=2", "close.l"}),
+      "together.scene", dir_);
+  const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, procgen::DeriveOptions{});
+  const procgen::Geometry want = procgen::interpretScene(scene, d, Execution{Backend::kSerial, 1});
+  ASSERT_GT(want.polygonCount(), 4u);
+  for (const Config& config : configs()) {
+    SCOPED_TRACE(config.name);
+    ChunkOverride chunk(config.chunk);
+    const procgen::Geometry got = procgen::interpretScene(scene, d, config.execution);
+    ASSERT_EQ(got.segments.size(), want.segments.size());
+    const procgen::Bounds box = want.bounds();
+    const float size = std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z, 1.0f});
+    const float tolerance = config.execution.backend == Backend::kSerial ? 0.0f : 1e-5f * size;
+    for (size_t i = 0; i < want.segments.size(); ++i) {
+      const procgen::Segment& a = got.segments[i];
+      const procgen::Segment& b = want.segments[i];
+      ASSERT_EQ(a.instance, b.instance) << i;
+      ASSERT_EQ(a.depth, b.depth) << i;
+      ASSERT_EQ(a.color, b.color) << i;
+      ASSERT_NEAR(a.start.x, b.start.x, tolerance) << i;
+      ASSERT_NEAR(a.end.x, b.end.x, tolerance) << i;
+      ASSERT_NEAR(a.end.y, b.end.y, tolerance) << i;
+      ASSERT_NEAR(a.end.z, b.end.z, tolerance) << i;
+      ASSERT_NEAR(a.width, b.width, tolerance) << i;
+    }
+    ASSERT_EQ(got.polygon_offsets, want.polygon_offsets);
+    ASSERT_EQ(got.polygon_colors, want.polygon_colors);
+    ASSERT_EQ(got.polygon_instances, want.polygon_instances);
+    for (size_t v = 0; v < want.polygon_vertices.size(); ++v) {
+      ASSERT_NEAR(got.polygon_vertices[v].x, want.polygon_vertices[v].x, tolerance) << v;
+      ASSERT_NEAR(got.polygon_vertices[v].y, want.polygon_vertices[v].y, tolerance) << v;
+    }
+  }
+}
+
 TEST_F(SceneTest, BudgetCoversTheCombinedString) {
   write("grow.l", "Lsystem: 1\nderivation length: 12\nAxiom: A\nA --> AA\nendlsystem\n");
   const procgen::LSystemScene scene =

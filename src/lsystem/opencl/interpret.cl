@@ -48,17 +48,45 @@
 #define PG_ACTION(x) table[(x)]
 #define PG_ACTS(x) table[256 + (x)]
 
+/* Strings of several instances (a scene, §6): starts[0..nstarts) are the
+ * sorted first modules of the instances; the polygon depth restarts at 0 at
+ * each. A single string passes {0}. */
+#define PG_STARTS_PARAMS __global const pg_u64 *starts, pg_u64 nstarts
+
+/* Index of the first start >= pos (nstarts when none). */
+PROCGEN_FN pg_u64 pgFirstStartFrom(__global const pg_u64* starts, pg_u64 nstarts, pg_u64 pos) {
+  pg_u64 lo = 0, hi = nstarts;
+  while (lo < hi) {
+    const pg_u64 mid = (lo + hi) / 2;
+    if (starts[mid] < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+PROCGEN_FN pg_u64 pgStartAt(__global const pg_u64* starts, pg_u64 nstarts, pg_u64 j) {
+  return j < nstarts ? starts[j] : (pg_u64)(-1);
+}
+
 /* -- 1. count ------------------------------------------------------------- */
 
-__kernel void blockSummary(__global const pg_u8* symbols, pg_u64 n, __global const pg_u8* table,
-                           __global long2* polygon_maps, __global pg_u32* flags) {
+__kernel void blockSummary(__global const pg_u8* symbols, pg_u64 n, __global const pg_u8* table, PG_STARTS_PARAMS,
+                           __global long4* polygon_maps, __global pg_u32* flags) {
   const pg_u64 b = get_global_id(0);
   const pg_u64 begin = b * PG_INTERPRET_BLOCK;
   if (begin >= n) return;
   const pg_u64 end = min(n, begin + PG_INTERPRET_BLOCK);
-  pg_i64 add = 0, floor_ = 0;
+  pg_i64 add = 0, floor_ = 0, reset = 0;
   pg_u32 f = 0;
+  pg_u64 j = pgFirstStartFrom(starts, nstarts, begin);
+  pg_u64 next = pgStartAt(starts, nstarts, j);
   for (pg_u64 i = begin; i < end; ++i) {
+    while (i == next) { /* an instance starts: d -> 0 */
+      add = 0;
+      floor_ = 0;
+      reset = 1;
+      next = pgStartAt(starts, nstarts, ++j);
+    }
     const pg_u8 x = symbols[i];
     const int a = PG_ACTION(x);
     if (x == '[' || x == ']') f |= 1u;
@@ -71,21 +99,21 @@ __kernel void blockSummary(__global const pg_u8* symbols, pg_u64 n, __global con
       floor_ = max(floor_ - 1, (pg_i64)0);
     }
   }
-  polygon_maps[b] = (long2)(add, floor_);
+  polygon_maps[b] = (long4)(add, floor_, reset, 0);
   flags[b] = f;
 }
 
 /* One work item: depth[b] = polygon depth at block b's start (depth[blocks]
  * at the end); summary[0] = the union of the block flags. */
-__kernel void blockStarts(__global const long2* polygon_maps, __global const pg_u32* flags, pg_u64 blocks,
+__kernel void blockStarts(__global const long4* polygon_maps, __global const pg_u32* flags, pg_u64 blocks,
                           __global pg_i64* depth, __global pg_u32* summary) {
   if (get_global_id(0) != 0) return;
   pg_i64 d = 0;
   pg_u32 f = 0;
   for (pg_u64 b = 0; b < blocks; ++b) {
     depth[b] = d;
-    const long2 m = polygon_maps[b];
-    d = max(d + m.x, m.y);
+    const long4 m = polygon_maps[b];
+    d = max((m.z ? 0 : d) + m.x, m.y);
     f |= flags[b];
   }
   depth[blocks] = d;
@@ -94,7 +122,7 @@ __kernel void blockStarts(__global const long2* polygon_maps, __global const pg_
 
 /* counts[b] = (segments, records, closes, polygon events) of block b; work
  * item `blocks` writes the zero the exclusive scan turns into the totals. */
-__kernel void blockCount(__global const pg_u8* symbols, pg_u64 n, __global const pg_u8* table,
+__kernel void blockCount(__global const pg_u8* symbols, pg_u64 n, __global const pg_u8* table, PG_STARTS_PARAMS,
                          __global const pg_i64* depth, __global ulong4* counts) {
   const pg_u64 b = get_global_id(0);
   const pg_u64 blocks = (n + PG_INTERPRET_BLOCK - 1) / PG_INTERPRET_BLOCK;
@@ -109,7 +137,13 @@ __kernel void blockCount(__global const pg_u8* symbols, pg_u64 n, __global const
     pg_u64 events = 0;
     const pg_u64 begin = b * PG_INTERPRET_BLOCK;
     const pg_u64 end = min(n, begin + PG_INTERPRET_BLOCK);
+    pg_u64 j = pgFirstStartFrom(starts, nstarts, begin);
+    pg_u64 next = pgStartAt(starts, nstarts, j);
     for (pg_u64 i = begin; i < end; ++i) {
+      while (i == next) { /* an instance starts: no polygon is open */
+        c.polygon_depth = 0;
+        next = pgStartAt(starts, nstarts, ++j);
+      }
       const int a = PG_ACTION(symbols[i]);
       if (a == PG_TURTLE_POLYGON_BEGIN || (a == PG_TURTLE_POLYGON_END && c.polygon_depth > 0)) ++events;
       pgCountEmit(a, &c);
@@ -121,7 +155,8 @@ __kernel void blockCount(__global const pg_u8* symbols, pg_u64 n, __global const
 
 /* The output cursor at module `pos`: its block's offsets plus a recount. */
 PROCGEN_FN PgEmitCursor pgCursorAt(__global const pg_u8* symbols, __global const pg_u8* table,
-                                   __global const ulong4* offsets, __global const pg_i64* depth, pg_u64 pos) {
+                                   __global const ulong4* offsets, __global const pg_i64* depth, PG_STARTS_PARAMS,
+                                   pg_u64 pos, pg_u64* events) {
   const pg_u64 b = pos / PG_INTERPRET_BLOCK;
   const ulong4 o = offsets[b];
   PgEmitCursor c;
@@ -129,13 +164,50 @@ PROCGEN_FN PgEmitCursor pgCursorAt(__global const pg_u8* symbols, __global const
   c.record = o.y;
   c.close = o.z;
   c.polygon_depth = depth[b];
-  for (pg_u64 i = b * PG_INTERPRET_BLOCK; i < pos; ++i) pgCountEmit(PG_ACTION(symbols[i]), &c);
+  pg_u64 e = o.w;
+  pg_u64 j = pgFirstStartFrom(starts, nstarts, b * PG_INTERPRET_BLOCK);
+  pg_u64 next = pgStartAt(starts, nstarts, j);
+  for (pg_u64 i = b * PG_INTERPRET_BLOCK; i < pos; ++i) {
+    while (i == next) {
+      c.polygon_depth = 0;
+      next = pgStartAt(starts, nstarts, ++j);
+    }
+    const int a = PG_ACTION(symbols[i]);
+    if (a == PG_TURTLE_POLYGON_BEGIN || (a == PG_TURTLE_POLYGON_END && c.polygon_depth > 0)) ++e;
+    pgCountEmit(a, &c);
+  }
+  if (pos == next) c.polygon_depth = 0; /* pos itself starts an instance */
+  *events = e;
   return c;
+}
+
+/* out[k] = (segments, records, closes, events) before module positions[k]. */
+__kernel void cursorsAt(__global const pg_u8* symbols, __global const pg_u8* table, __global const ulong4* offsets,
+                        __global const pg_i64* depth, PG_STARTS_PARAMS, __global const pg_u64* positions,
+                        pg_u64 count, __global ulong4* out) {
+  const pg_u64 k = get_global_id(0);
+  if (k >= count) return;
+  pg_u64 events;
+  const PgEmitCursor c = pgCursorAt(symbols, table, offsets, depth, starts, nstarts, positions[k], &events);
+  out[k] = (ulong4)(c.segment, c.record, c.close, events);
+}
+
+/* partner[i] = -1 where the partner lies in another instance's segment. */
+__kernel void clampPartners(__global pg_i64* partner, pg_u64 n, PG_STARTS_PARAMS) {
+  const pg_u64 i = get_global_id(0);
+  if (i >= n) return;
+  const pg_i64 p = partner[i];
+  if (p < 0) return;
+  /* the instance of i: the last start <= i */
+  const pg_u64 j = pgFirstStartFrom(starts, nstarts, i + 1);
+  const pg_u64 lo = j > 0 ? starts[j - 1] : 0;
+  const pg_u64 hi = j < nstarts ? starts[j] : n;
+  if ((pg_u64)p < lo || (pg_u64)p >= hi) partner[i] = -1;
 }
 
 /* events[k] = (record index << 1) | 1 for '{', | 0 for a '}' closing a polygon. */
 __kernel void polygonEvents(__global const pg_u8* symbols, pg_u64 n, __global const pg_u8* table,
-                            __global const pg_i64* depth, __global const ulong4* offsets,
+                            PG_STARTS_PARAMS, __global const pg_i64* depth, __global const ulong4* offsets,
                             __global pg_u64* events) {
   const pg_u64 b = get_global_id(0);
   const pg_u64 begin = b * PG_INTERPRET_BLOCK;
@@ -147,7 +219,13 @@ __kernel void polygonEvents(__global const pg_u8* symbols, pg_u64 n, __global co
   c.close = offsets[b].z;
   c.polygon_depth = depth[b];
   pg_u64 e = offsets[b].w;
+  pg_u64 j = pgFirstStartFrom(starts, nstarts, begin);
+  pg_u64 next = pgStartAt(starts, nstarts, j);
   for (pg_u64 i = begin; i < end; ++i) {
+    while (i == next) {
+      c.polygon_depth = 0;
+      next = pgStartAt(starts, nstarts, ++j);
+    }
     const int a = PG_ACTION(symbols[i]);
     if (a == PG_TURTLE_POLYGON_BEGIN) events[e++] = (c.record << 1) | 1u;
     else if (a == PG_TURTLE_POLYGON_END && c.polygon_depth > 0) events[e++] = c.record << 1;
@@ -307,19 +385,22 @@ __kernel void linearMap(pg_u64 n, __global const ulong4* offsets, __global const
 
 /* -- 2b. branching: the work queue ------------------------------------------ */
 
-PROCGEN_FN void pgSpawn(__global PgWorkItem* out, pg_u64 slot, const PgTurtle* state, pg_u64 begin, pg_u64 end) {
+PROCGEN_FN void pgSpawn(__global PgWorkItem* out, pg_u64 slot, const PgTurtle* state, pg_u64 begin, pg_u64 end,
+                        pg_u32 config) {
   PgWorkItem w;
   w.state = *state;
   w.begin = begin;
   w.end = end;
+  w.config = config;
+  w.reserved = 0;
   out[slot] = w;
 }
 
 /* One round: item g walks items[g]; spawned items go to spawned[g * slots ..),
  * their number to spawn_counts[g] (work item `count` writes the scan's zero). */
 __kernel void walkItems(PG_DRAW_STRING_PARAMS, __global const pg_u8* table, __global const pg_i64* partner,
-                        __global const pg_i64* depth, __global const ulong4* offsets,
-                        __global const PgInterpretConfig* config, __global const PgWorkItem* items, pg_u64 count,
+                        __global const pg_i64* depth, __global const ulong4* offsets, PG_STARTS_PARAMS,
+                        __global const PgInterpretConfig* configs, __global const PgWorkItem* items, pg_u64 count,
                         pg_u64 slots, __global PgWorkItem* spawned, __global pg_i64* spawn_counts,
                         __global PgSegment* segments, __global float* records, __global pg_i32* close_colors) {
   const pg_u64 g = get_global_id(0);
@@ -328,12 +409,13 @@ __kernel void walkItems(PG_DRAW_STRING_PARAMS, __global const pg_u8* table, __gl
     spawn_counts[g] = 0;
     return;
   }
-  const PgTurtleView view = config->view;
-  const pg_i32 instance = config->instance;
   const PgWorkItem item = items[g];
+  const PgTurtleView view = configs[item.config].view;
+  const pg_i32 instance = configs[item.config].instance;
   PgTurtle t = item.state;
   pg_u64 i = item.begin, end = item.end;
-  PgEmitCursor cur = pgCursorAt(symbols, table, offsets, depth, i);
+  pg_u64 unused_events;
+  PgEmitCursor cur = pgCursorAt(symbols, table, offsets, depth, starts, nstarts, i, &unused_events);
   PgTurtle stack[PG_WALK_STACK];
   int sp = 0;
   const pg_u64 base = g * slots;
@@ -363,21 +445,21 @@ __kernel void walkItems(PG_DRAW_STRING_PARAMS, __global const pg_u8* table, __gl
       }
       if (used + 1 == slots) {
         /* No slot left for a split: this item's rest becomes the last spawned item. */
-        pgSpawn(spawned, base + used++, &t, i, end);
+        pgSpawn(spawned, base + used++, &t, i, end, item.config);
         break;
       }
       const pg_u64 branch = close - i - 1, after = end - close - 1;
       if (branch >= after) {
-        if (after > 0) pgSpawn(spawned, base + used++, &t, close + 1, end);
+        if (after > 0) pgSpawn(spawned, base + used++, &t, close + 1, end, item.config);
         t.depth += 1;
         end = close;
         ++i;
       } else {
         PgTurtle b = t;
         b.depth += 1;
-        pgSpawn(spawned, base + used++, &b, i + 1, close);
+        pgSpawn(spawned, base + used++, &b, i + 1, close, item.config);
         i = close + 1;
-        cur = pgCursorAt(symbols, table, offsets, depth, i);
+        cur = pgCursorAt(symbols, table, offsets, depth, starts, nstarts, i, &unused_events);
       }
       continue;
     }

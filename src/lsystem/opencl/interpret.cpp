@@ -39,7 +39,7 @@ using opencl::Kernel;
 static_assert(sizeof(PgSegment) == sizeof(Segment) && offsetof(Segment, width) == offsetof(PgSegment, width) &&
               offsetof(Segment, instance) == offsetof(PgSegment, instance));
 static_assert(sizeof(Vec3) == 3 * sizeof(float));
-static_assert(sizeof(PgWorkItem) == 80 && sizeof(PgLocalTransform) == 96);
+static_assert(sizeof(PgWorkItem) == 88 && sizeof(PgLocalTransform) == 96);
 
 /// Spawn slots per work item at most, and per round in all (80 bytes each)
 /// before the per-item share shrinks to its minimum of 2.
@@ -112,6 +112,8 @@ class OpenCLInterpreter {
     map_ = Kernel(p, "linearMap");
     walk_ = Kernel(p, "walkItems");
     compact_ = Kernel(p, "compactItems");
+    cursors_k_ = Kernel(p, "cursorsAt");
+    clamp_ = Kernel(p, "clampPartners");
     hom_count_ = Kernel(h, "homCount");
     hom_write_ = Kernel(h, "homWrite");
     wg_ = ctx.workGroupSize(walk_.get(), 64);
@@ -121,7 +123,7 @@ class OpenCLInterpreter {
     }
     for (Buffer* b : {&table_, &config_, &maps_, &flags_, &depth_, &summary_flags_, &counts_, &events_,
                       &records_, &closes_, &local_tf_, &start_, &partner_, &items_, &items_next_, &spawned_, &spawn_counts_,
-                      &choice_, &hom_counts_, &acts_, &dummy_})
+                      &choice_, &hom_counts_, &acts_, &dummy_, &starts_buf_, &positions_, &cursors_})
       *b = Buffer(ctx, "interpretation");
     dummy_.reserve(256);
   }
@@ -129,25 +131,47 @@ class OpenCLInterpreter {
   void run(const LSystemData& data, const ModuleString& input, const InterpretOptions& options, uint64_t seed,
            Geometry& out) {
     if (input.size() == 0) return;
-    PgInterpretConfig cfg{};
-    initTurtle(options.view, &cfg.view, &cfg.initial);
-    cfg.instance = options.instance;
-    config_.upload(&cfg, sizeof cfg);
-    initial_ = cfg.initial;
-    const TurtleActions actions(cfg.view);
-    uint8_t table[2 * PG_SYMBOL_COUNT];
-    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
-      table[c] = actions.action[c];
-      table[PG_SYMBOL_COUNT + c] = pgTurtleActs(static_cast<uint8_t>(c)) ? 1 : 0;
-    }
-    table_.upload(table, sizeof table);
-    acts_.upload(table + PG_SYMBOL_COUNT, PG_SYMBOL_COUNT);
-
+    uploadActions(options.view);
     DeviceString* s = &strings_[0];
     upload(input, *s);
     if (homomorphismDepth(data) > 0) s = expandHomomorphism(data, *s, seed);
     if (s->n == 0) return;
-    interpret(*s, options.view.elasticity != 0.0f, out, options.instance);
+    std::vector<Part> parts{{0, s->n, config(options), true}};
+    draw(*s, parts, options.view.elasticity != 0.0f, out);
+  }
+
+  /// Paper §6: instances [begin[k], begin[k+1]) of one combined string drawn
+  /// in one pass, each with options[k] (same width factor and angles need
+  /// not hold across instances; the symbol action table must agree, which it
+  /// does: it depends on no view setting). Only instances with draw[k] are
+  /// drawn; parts[k] receives instance k's geometry.
+  void runBatch(const ModuleString& combined, const std::vector<uint64_t>& begin,
+                const std::vector<InterpretOptions>& options, const std::vector<bool>& draw_k,
+                std::vector<Geometry>& parts) {
+    const size_t n = options.size();
+    parts.assign(n, Geometry{});
+    if (combined.size() == 0 || n == 0) return;
+    uploadActions(options[0].view);
+    upload(combined, strings_[0]);
+    std::vector<Part> list;
+    for (size_t k = 0; k < n; ++k) list.push_back({begin[k], begin[k + 1], config(options[k]), bool(draw_k[k])});
+    Geometry all;
+    const std::vector<cl_ulong4> at = draw(strings_[0], list, true, all);
+    // Split the combined output by the cursors at the instance starts.
+    for (size_t k = 0; k < n; ++k) {
+      if (!draw_k[k]) continue;
+      Geometry& g = parts[k];
+      g.segments.assign(all.segments.begin() + static_cast<std::ptrdiff_t>(at[k].s[0]),
+                        all.segments.begin() + static_cast<std::ptrdiff_t>(at[k + 1].s[0]));
+      for (size_t p = polygon_part_[k]; p < polygon_part_[k + 1]; ++p) {
+        g.polygon_vertices.insert(g.polygon_vertices.end(),
+                                  all.polygon_vertices.begin() + static_cast<std::ptrdiff_t>(all.polygon_offsets[p]),
+                                  all.polygon_vertices.begin() + static_cast<std::ptrdiff_t>(all.polygon_offsets[p + 1]));
+        g.polygon_offsets.push_back(g.polygon_vertices.size());
+        g.polygon_colors.push_back(all.polygon_colors[p]);
+        g.polygon_instances.push_back(all.polygon_instances[p]);
+      }
+    }
   }
 
  private:
@@ -163,6 +187,34 @@ class OpenCLInterpreter {
   }
 
   const Buffer& orDummy(const Buffer& b, bool use) const { return use ? b : dummy_; }
+
+  /// One instance of the drawing string: modules [begin, end) with `cfg`.
+  struct Part {
+    uint64_t begin, end;
+    PgInterpretConfig cfg;
+    bool draw;
+  };
+
+  static PgInterpretConfig config(const InterpretOptions& options) {
+    PgInterpretConfig cfg{};
+    initTurtle(options.view, &cfg.view, &cfg.initial);
+    cfg.instance = options.instance;
+    return cfg;
+  }
+
+  /// The action table: what pgTurtleApply returns per symbol, and whether it acts.
+  void uploadActions(const ViewSettings& v) {
+    PgInterpretConfig cfg{};
+    initTurtle(v, &cfg.view, &cfg.initial);
+    const TurtleActions actions(cfg.view);
+    uint8_t table[2 * PG_SYMBOL_COUNT];
+    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
+      table[c] = actions.action[c];
+      table[PG_SYMBOL_COUNT + c] = pgTurtleActs(static_cast<uint8_t>(c)) ? 1 : 0;
+    }
+    table_.upload(table, sizeof table);
+    acts_.upload(table + PG_SYMBOL_COUNT, PG_SYMBOL_COUNT);
+  }
 
   // -- 0. homomorphism ---------------------------------------------------------
   void uploadTable(const LSystemData& data) {
@@ -241,20 +293,33 @@ class OpenCLInterpreter {
   }
 
   // -- 1. count, 2. walk, 3. polygons -------------------------------------------
-  void interpret(DeviceString& s, bool tropism, Geometry& out, int32_t instance) {
+  /// Draws `parts` of `s` into `out` (appended); returns the output cursors
+  /// (segments, records, closes, events) at every part's start and the total.
+  std::vector<cl_ulong4> draw(DeviceString& s, const std::vector<Part>& parts, bool tropism, Geometry& out) {
     const uint64_t n = s.n;
     const uint64_t B = PG_INTERPRET_BLOCK;
     const uint64_t blocks = (n + B - 1) / B;
-    maps_.reserve(blocks * sizeof(cl_long2));
+    std::vector<uint64_t> starts;
+    std::vector<PgInterpretConfig> configs;
+    for (const Part& p : parts) {
+      starts.push_back(p.begin);
+      configs.push_back(p.cfg);
+    }
+    starts_buf_.upload(starts.data(), starts.size() * sizeof(uint64_t));
+    const cl_ulong nstarts = starts.size();
+    config_.upload(configs.data(), configs.size() * sizeof(PgInterpretConfig));
+    maps_.reserve(blocks * sizeof(cl_long4));
     flags_.reserve(blocks * sizeof(cl_uint));
     depth_.reserve((blocks + 1) * sizeof(cl_long));
     summary_flags_.reserve(sizeof(cl_uint));
     counts_.reserve((blocks + 1) * sizeof(cl_ulong4));
-    summary_.arg(0, s.symbols).arg(1, cl_ulong{n}).arg(2, table_).arg(3, maps_).arg(4, flags_);
+    summary_.arg(0, s.symbols).arg(1, cl_ulong{n}).arg(2, table_).arg(3, starts_buf_).arg(4, nstarts);
+    summary_.arg(5, maps_).arg(6, flags_);
     summary_.run(ctx_, blocks, wg_);
     starts_.arg(0, maps_).arg(1, flags_).arg(2, cl_ulong{blocks}).arg(3, depth_).arg(4, summary_flags_);
     starts_.run(ctx_, 1, 1);
-    count_.arg(0, s.symbols).arg(1, cl_ulong{n}).arg(2, table_).arg(3, depth_).arg(4, counts_);
+    count_.arg(0, s.symbols).arg(1, cl_ulong{n}).arg(2, table_).arg(3, starts_buf_).arg(4, nstarts);
+    count_.arg(5, depth_).arg(6, counts_);
     count_.run(ctx_, blocks + 1, wg_);
     scan4_.exclusiveScan(counts_.get(), blocks + 1);
     cl_ulong4 total;
@@ -272,23 +337,47 @@ class OpenCLInterpreter {
     HostBuffer seg(ctx_, segments ? out.segments.data() + seg_base : nullptr, segments * sizeof(PgSegment));
     segments_out_ = segments ? seg.get() : dummy_.get();
 
-    const bool branching = (flags & 1u) || (flags & 2u) || tropism;
+    const bool branching = (flags & 1u) || (flags & 2u) || tropism || parts.size() > 1;
     if (!branching) interpretLinear(s);
-    else interpretBranching(s);
+    else interpretBranching(s, parts);
     seg.sync();
 
-    // Polygons: assembled from the vertex records and the event list.
-    if (events == 0) return;
+    // Output cursors at the part starts (the offsets of each instance's output).
+    std::vector<cl_ulong4> at(parts.size() + 1);
+    if (parts.size() > 1) {
+      positions_.upload(starts.data(), starts.size() * sizeof(uint64_t));
+      cursors_.reserve(parts.size() * sizeof(cl_ulong4));
+      uint32_t a = 0;
+      args(cursors_k_, a, s.symbols, table_, counts_, depth_, starts_buf_, nstarts, positions_, cl_ulong{nstarts},
+           cursors_);
+      cursors_k_.run(ctx_, nstarts, wg_);
+      cursors_.read(at.data(), parts.size() * sizeof(cl_ulong4));
+    } else {
+      at[0] = cl_ulong4{};
+    }
+    at[parts.size()] = total;
+    for (cl_ulong4& c : at) c.s[0] += seg_base;
+
+    // Polygons: assembled from the vertex records and the event list, per part.
+    polygon_part_.assign(parts.size() + 1, out.polygonCount());
+    if (events == 0) return at;
     std::vector<Vec3> rec(records);
     std::vector<int32_t> close_colors(closes);
     std::vector<uint64_t> ev(events);
     events_.reserve(events * sizeof(uint64_t));
-    events_k_.arg(0, s.symbols).arg(1, cl_ulong{n}).arg(2, table_).arg(3, depth_).arg(4, counts_).arg(5, events_);
+    uint32_t a = 0;
+    args(events_k_, a, s.symbols, cl_ulong{n}, table_, starts_buf_, nstarts, depth_, counts_, events_);
     events_k_.run(ctx_, blocks, wg_);
     records_.read(rec.data(), records * sizeof(Vec3));
     closes_.read(close_colors.data(), closes * sizeof(int32_t));
     events_.read(ev.data(), events * sizeof(uint64_t));
-    assemblePolygons(rec, close_colors, ev, instance, out);
+    for (size_t k = 0; k < parts.size(); ++k) {
+      polygon_part_[k] = out.polygonCount();
+      if (parts[k].draw)
+        assemblePolygons(rec, close_colors, ev, at[k], at[k + 1], parts[k].cfg.instance, out);
+    }
+    polygon_part_[parts.size()] = out.polygonCount();
+    return at;
   }
 
   void interpretLinear(DeviceString& s) {
@@ -314,14 +403,27 @@ class OpenCLInterpreter {
          cl_ulong{s.n});
   }
 
-  void interpretBranching(DeviceString& s) {
+  void interpretBranching(DeviceString& s, const std::vector<Part>& parts) {
     partners_.run(s.symbols.get(), s.n, partner_);
-    PgWorkItem root{};
-    root.state = initial_;
-    root.begin = 0;
-    root.end = s.n;
-    items_.upload(&root, sizeof root);
-    uint64_t count = 1;
+    const cl_ulong nstarts = parts.size();
+    if (parts.size() > 1) {  // brackets never match across instances
+      clamp_.arg(0, partner_).arg(1, cl_ulong{s.n}).arg(2, starts_buf_).arg(3, nstarts);
+      clamp_.run(ctx_, s.n, wg_);
+    }
+    // One root item per instance (§6: "a work item for every delimiter symbol").
+    std::vector<PgWorkItem> roots;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      if (!parts[k].draw || parts[k].begin == parts[k].end) continue;
+      PgWorkItem root{};
+      root.state = parts[k].cfg.initial;
+      root.begin = parts[k].begin;
+      root.end = parts[k].end;
+      root.config = static_cast<uint32_t>(k);
+      roots.push_back(root);
+    }
+    if (roots.empty()) return;
+    items_.upload(roots.data(), roots.size() * sizeof(PgWorkItem));
+    uint64_t count = roots.size();
     while (count > 0) {
       // Few items: many slots each, so an item is not stopped after a handful
       // of splits (a trunk with thousands of long branches is walked in one
@@ -331,7 +433,8 @@ class OpenCLInterpreter {
       spawn_counts_.reserve((count + 1) * sizeof(cl_long));
       uint32_t a = 0;
       setDrawString(walk_, a, s);
-      args(walk_, a, table_, partner_, depth_, counts_, config_, items_, cl_ulong{count}, cl_ulong{slots},
+      args(walk_, a, table_, partner_, depth_, counts_, starts_buf_, nstarts, config_, items_, cl_ulong{count},
+           cl_ulong{slots},
            spawned_, spawn_counts_, segments_out_, records_, closes_);
       walk_.run(ctx_, count + 1, std::min<size_t>(wg_, 16));
       scan1_.exclusiveScan(spawn_counts_.get(), count + 1);
@@ -348,12 +451,15 @@ class OpenCLInterpreter {
     }
   }
 
+  /// The serial polygon stack over events [from.w, to.w) of one part.
   static void assemblePolygons(const std::vector<Vec3>& records, const std::vector<int32_t>& close_colors,
-                               const std::vector<uint64_t>& events, int32_t instance, Geometry& out) {
+                               const std::vector<uint64_t>& events, const cl_ulong4& from, const cl_ulong4& to,
+                               int32_t instance, Geometry& out) {
     std::vector<uint64_t> work;  // record indices of the open polygons' vertices
     std::vector<size_t> starts;  // where each open polygon's vertices begin in `work`
-    uint64_t next_record = 0, close = 0;
-    for (const uint64_t e : events) {
+    uint64_t next_record = from.s[1], close = from.s[2];
+    for (uint64_t k = from.s[3]; k < to.s[3]; ++k) {
+      const uint64_t e = events[k];
       const uint64_t record = e >> 1;
       for (; next_record < record; ++next_record) work.push_back(next_record);
       if (e & 1u) {
@@ -363,7 +469,7 @@ class OpenCLInterpreter {
       const size_t first = starts.back();
       starts.pop_back();
       if (work.size() - first >= 3) {
-        for (size_t k = first; k < work.size(); ++k) out.polygon_vertices.push_back(records[work[k]]);
+        for (size_t v = first; v < work.size(); ++v) out.polygon_vertices.push_back(records[work[v]]);
         out.polygon_offsets.push_back(out.polygon_vertices.size());
         out.polygon_colors.push_back(close_colors[close]);
         out.polygon_instances.push_back(instance);
@@ -376,31 +482,49 @@ class OpenCLInterpreter {
   Context& ctx_;
   opencl::Scanner scan4_, scan1_;
   DeviceBracketPartners partners_;
-  Kernel summary_, starts_, count_, events_k_, local_, lscan_, map_, walk_, compact_, hom_count_, hom_write_;
+  Kernel summary_, starts_, count_, events_k_, local_, lscan_, map_, walk_, compact_, hom_count_, hom_write_,
+      cursors_k_, clamp_;
   size_t wg_ = 64;
   DeviceString strings_[2];
   DeviceTable hom_;
-  PgTurtle initial_{};
   Buffer table_, config_, maps_, flags_, depth_, summary_flags_, counts_, events_, records_, closes_;
   cl_mem segments_out_ = nullptr;  ///< this call's segment array (a HostBuffer)
   Buffer local_tf_, start_, partner_, items_, items_next_, spawned_, spawn_counts_, choice_, hom_counts_, acts_,
-      dummy_;
+      dummy_, starts_buf_, positions_, cursors_;
+  std::vector<size_t> polygon_part_;  ///< first polygon of each part in the output
 };
+
+}  // namespace
+
+namespace {
+
+/// One interpreter per device, never destroyed (like the contexts it uses:
+/// buffers released after a context's teardown at exit would crash); one
+/// interpretation at a time per process, as the queue is shared.
+template <typename Fn>
+void withInterpreter(int device, Fn&& fn) {
+  static std::mutex mutex;
+  static auto* cache = new std::map<int, std::unique_ptr<OpenCLInterpreter>>;
+  Context& ctx = Context::get(device);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = (*cache)[ctx.info().index];
+  if (!slot) slot = std::make_unique<OpenCLInterpreter>(ctx);
+  fn(*slot);
+}
 
 }  // namespace
 
 void interpretOpenCL(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
                      uint64_t seed, Geometry& out) {
-  // One interpreter per device, never destroyed (like the contexts it uses:
-  // buffers released after a context's teardown at exit would crash); one
-  // interpretation at a time per process, as the queue is shared.
-  static std::mutex mutex;
-  static auto* cache = new std::map<int, std::unique_ptr<OpenCLInterpreter>>;
-  Context& ctx = Context::get(options.execution.device);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = (*cache)[ctx.info().index];
-  if (!slot) slot = std::make_unique<OpenCLInterpreter>(ctx);
-  slot->run(data, string, options, seed, out);
+  withInterpreter(options.execution.device, [&](OpenCLInterpreter& i) { i.run(data, string, options, seed, out); });
+}
+
+std::vector<Geometry> interpretBatchOpenCL(const ModuleString& combined, const std::vector<uint64_t>& begin,
+                                           const std::vector<InterpretOptions>& options,
+                                           const std::vector<bool>& draw, int device) {
+  std::vector<Geometry> parts;
+  withInterpreter(device, [&](OpenCLInterpreter& i) { i.runBatch(combined, begin, options, draw, parts); });
+  return parts;
 }
 
 }  // namespace procgen::detail

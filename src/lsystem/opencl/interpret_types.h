@@ -26,11 +26,14 @@ typedef struct PgInterpretConfig {
 } PgInterpretConfig;
 
 /* Paper §5.2.2 work item: a turtle state and the modules [begin, end) it
- * walks from that state. */
+ * walks from that state, with the view and instance of configs[config]
+ * (§6: one configuration per L-system instance of a scene). */
 typedef struct PgWorkItem {
   PgTurtle state;
   pg_u64 begin;
   pg_u64 end;
+  pg_u32 config;
+  pg_u32 reserved;
 } PgWorkItem;
 
 /* Paper §5.1 "matrix accumulation": a chunk's end state relative to its start
