@@ -31,7 +31,7 @@ typedef struct PgTurtle {
   float width;
   pg_i32 color;
   pg_i32 depth; /* bracket nesting depth */
-  pg_i32 reserved;
+  pg_i32 turns; /* frame rotations since the frame was last made orthonormal (pgTurtleTurned) */
 } PgTurtle;
 
 typedef struct PgTurtleView {
@@ -65,7 +65,7 @@ PROCGEN_FN void pgTurtleInit(PgTurtle* t, float width) {
   t->width = width;
   t->color = 0;
   t->depth = 0;
-  t->reserved = 0;
+  t->turns = 0;
 }
 
 PROCGEN_FN void pgTurtleViewInit(PgTurtleView* v, float step, float angle_deg, float width_factor,
@@ -96,6 +96,35 @@ PROCGEN_FN void pgCross(const float* a, const float* b, float* out) {
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* Frame rotations between two re-orthonormalizations (a power of two). */
+#define PG_TURTLE_RENORMALIZE_EVERY 16
+
+/* Makes the frame orthonormal again (H unit, L unit and orthogonal to H,
+ * U = H x L). Float rotations are not exactly length-preserving, and for a
+ * repeated angle the products round the same way turn after turn: without
+ * this, the frame of the row of trees (n = 10, 1.6 M turns of 86°) grew by
+ * 2.6 %. Near unit length one Newton step, x *= (3 - |x|²) / 2, normalizes to
+ * second order without a square root. */
+PROCGEN_FN void pgTurtleOrthonormalize(PgTurtle* t) {
+  float hh = t->h[0] * t->h[0] + t->h[1] * t->h[1] + t->h[2] * t->h[2];
+  float fh = 1.5f - 0.5f * hh;
+  for (int k = 0; k < 3; ++k) t->h[k] *= fh;
+  float lh = t->l[0] * t->h[0] + t->l[1] * t->h[1] + t->l[2] * t->h[2];
+  for (int k = 0; k < 3; ++k) t->l[k] -= lh * t->h[k];
+  float ll = t->l[0] * t->l[0] + t->l[1] * t->l[1] + t->l[2] * t->l[2];
+  float fl = 1.5f - 0.5f * ll;
+  for (int k = 0; k < 3; ++k) t->l[k] *= fl;
+  pgCross(t->h, t->l, t->u);
+}
+
+/* Counts one frame rotation; every PG_TURTLE_RENORMALIZE_EVERY-th one makes
+ * the frame orthonormal. The count travels with the state (pushed and popped
+ * with it), so every interpreter renormalizes where the serial one does. */
+PROCGEN_FN void pgTurtleTurned(PgTurtle* t) {
+  t->turns = (t->turns + 1) & (PG_TURTLE_RENORMALIZE_EVERY - 1);
+  if (t->turns == 0) pgTurtleOrthonormalize(t);
+}
+
 PROCGEN_FN void pgNormalize(float* v) {
   float len = PG_SQRT(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (len > 0.0f) {
@@ -123,6 +152,7 @@ PROCGEN_FN void pgTurtleTropism(PgTurtle* t, const PgTurtleView* v) {
   pgRotateAbout(t->h, axis, c, s);
   pgRotateAbout(t->l, axis, c, s);
   pgRotateAbout(t->u, axis, c, s);
+  pgTurtleTurned(t);
 }
 
 /* '$': L = V x H / |V x H| with V = +Y, U = H x L (ABOP p. 57). */
@@ -178,6 +208,7 @@ PROCGEN_FN int pgTurtleApply(PgTurtle* t, pg_u8 symbol, const float* params, pg_
       if (symbol == '+' || symbol == '-') pgRotatePair(t->h, t->l, c, s);      /* about U */
       else if (symbol == '&' || symbol == '^') pgRotatePair(t->h, t->u, c, -s); /* about L: & turns H down, towards -U */
       else pgRotatePair(t->u, t->l, c, s);                                      /* about H: \ rolls U towards L */
+      pgTurtleTurned(t);
       return PG_TURTLE_NONE;
     }
     case '|':
