@@ -17,7 +17,7 @@
  * included.
  */
 #include "common/clc.h"
-#include "opencl/min_tree.h" /* PgMinTree, pgPrevAtMost, pgNextAtMost (shared with treebox) */
+#include "lsystem/opencl/bracket_tree.h" /* the queries, over opencl/min_tree.h (shared with treebox) */
 
 __kernel void bracketDelta(__global const pg_u8* symbols, pg_u64 n, __global pg_i64* e) {
   const pg_u64 i = get_global_id(0);
@@ -43,18 +43,6 @@ __kernel void bracketPartners(__global const pg_u8* symbols, pg_u64 n, __global 
                               __global const pg_u64* level_info, pg_i32 levels, __global pg_i64* partner) {
   const pg_u64 i = get_global_id(0);
   if (i >= n) return;
-  PgMinTree t;
-  t.tree = tree;
-  t.off = level_info;
-  t.len = level_info + levels;
-  t.levels = levels;
-  const pg_u8 c = symbols[i];
-  pg_i64 r = -1;
-  if (c == ']') {
-    r = pgPrevAtMost(&t, i, tree[i] - 1);
-  } else if (c == '[') {
-    const pg_i64 m = pgNextAtMost(&t, i + 1, tree[i]);
-    r = m < 0 ? -1 : m - 1;
-  }
-  partner[i] = r;
+  const PgMinTree t = pgBracketDepthTree(tree, level_info, levels);
+  partner[i] = pgBracketPartner(&t, symbols[i], i);
 }
