@@ -15,7 +15,9 @@
  * rewriting pass's count and rewrite.
  */
 #include "common/clc.h"
-#include "opencl/min_tree.h"
+#include "lsystem/opencl/bracket_tree.h"
+#include "lsystem/opencl/chunked_string.h"
+#include "lsystem/opencl/kernel_args.h"
 
 __kernel void zeroInts(__global int* a, pg_u64 n) {
   const pg_u64 i = get_global_id(0);
@@ -27,13 +29,9 @@ __kernel void cutMark(__global const pg_u8* symbols, pg_u64 n, __global const pg
                       __global const pg_u64* level_info, pg_i32 levels, __global int* marks) {
   const pg_u64 i = get_global_id(0);
   if (i >= n || symbols[i] != '%') return;
-  PgMinTree t;
-  t.tree = tree;
-  t.off = level_info;
-  t.len = level_info + levels;
-  t.levels = levels;
-  const pg_i64 m = pgNextAtMost(&t, i + 1, tree[i] - 1);
-  const pg_u64 end = m < 0 ? n : (pg_u64)(m - 1);
+  const PgMinTree t = pgBracketDepthTree(tree, level_info, levels);
+  const pg_i64 region_end = pgCutRegionEnd(&t, i);
+  const pg_u64 end = region_end < 0 ? n : (pg_u64)region_end;
   atomic_inc(&marks[i]);
   atomic_dec(&marks[end]);
 }
@@ -42,17 +40,14 @@ __kernel void cutMark(__global const pg_u8* symbols, pg_u64 n, __global const pg
 __kernel void cutCount(__global const pg_u64* param_offsets, pg_i32 parametric, pg_u64 n,
                        __global const int* covered, pg_u64 chunk, __global ulong4* counts) {
   const pg_u64 c = get_global_id(0);
-  const pg_u64 chunks = (n + chunk - 1) / chunk;
+  const pg_u64 chunks = pgChunkCount(n, chunk);
   if (c > chunks) return;
   ulong4 acc = (ulong4)(0);
   if (c < chunks) {
-    const pg_u64 begin = c * chunk;
-    const pg_u64 end = min(n, begin + chunk);
-    for (pg_u64 k = begin; k < end; ++k) {
-      if (covered[k + 1] > 0) continue;
-      acc.x += 1;
-      if (parametric) acc.y += param_offsets[k + 1] - param_offsets[k];
-    }
+    const PgStringView in = pgMakeString(0, param_offsets, 0, n, parametric); /* sizes need the offsets only */
+    pg_u64 begin, end;
+    pgChunkBounds(c, chunk, n, &begin, &end);
+    acc = pgKeptSize(&in, covered, begin, end);
   }
   counts[c] = acc;
 }
@@ -62,18 +57,10 @@ __kernel void cutWrite(__global const pg_u8* symbols, __global const pg_u64* par
                        pg_u64 chunk, __global const ulong4* offsets, __global pg_u8* out_symbols,
                        __global pg_u64* out_offsets, __global float* out_params) {
   const pg_u64 c = get_global_id(0);
-  const pg_u64 chunks = (n + chunk - 1) / chunk;
-  if (c >= chunks) return;
-  pg_u64 w = offsets[c].x, wp = offsets[c].y;
-  const pg_u64 begin = c * chunk;
-  const pg_u64 end = min(n, begin + chunk);
-  for (pg_u64 k = begin; k < end; ++k) {
-    if (covered[k + 1] > 0) continue;
-    out_symbols[w] = symbols[k];
-    if (parametric) {
-      out_offsets[w] = wp;
-      for (pg_u64 q = param_offsets[k]; q < param_offsets[k + 1]; ++q) out_params[wp++] = params[q];
-    }
-    ++w;
-  }
+  if (c >= pgChunkCount(n, chunk)) return;
+  const PgStringView in = pgMakeString(symbols, param_offsets, params, n, parametric);
+  PgStringWriter out = pgStringWriter(out_symbols, out_offsets, out_params, parametric, offsets[c]);
+  pg_u64 begin, end;
+  pgChunkBounds(c, chunk, n, &begin, &end);
+  pgWriteKept(&out, &in, covered, begin, end);
 }

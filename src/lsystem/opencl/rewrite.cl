@@ -10,59 +10,32 @@
  * (serial/rewrite.cpp), so outputs are bit-identical. Chunks write disjoint
  * ranges: no atomics. rewriteD0L is the same stage for D0L tables.
  */
-#include "lsystem/match.h"
 #include "lsystem/opencl/kernel_args.h"
+#include "lsystem/opencl/rewrite_steps.h"
 
 __kernel void rewrite(PG_RULES_PARAMS, PG_STRING_PARAMS, __global const pg_i64* partner, pg_i32 has_partner,
                       pg_u64 seed, pg_u32 phase, pg_u64 chunk, __global const pg_i32* choice,
                       __global const ulong4* offsets, pg_i32 out_parametric, __global pg_u8* out_symbols,
                       __global pg_u64* out_offsets, __global float* out_params) {
   const pg_u64 c = get_global_id(0);
-  const pg_u64 chunks = (n + chunk - 1) / chunk;
-  if (c >= chunks) return;
+  if (c >= pgChunkCount(n, chunk)) return;
   const PgRules rules = PG_MAKE_RULES();
   const PgStringView in = pgMakeString(in_symbols, in_param_offsets, in_params, n, in_parametric);
   __global const pg_i64* part = has_partner ? partner : 0;
   float slots[PG_MAX_FORMALS];
-  PgRandomStream rng;
-  rng.seed = seed;
-  rng.position = 0;
-  rng.phase = phase;
-  rng.draws = 0;
-  pg_u64 out_module = offsets[c].x;
-  pg_u64 out_param = offsets[c].y;
-  const pg_u64 begin = c * chunk;
-  const pg_u64 end = min(n, begin + chunk);
+  PgRandomStream rng = pgPassStream(seed, phase);
+  PgStringWriter out = pgStringWriter(out_symbols, out_offsets, out_params, out_parametric, offsets[c]);
+  pg_u64 begin, end;
+  pgChunkBounds(c, chunk, n, &begin, &end);
   for (pg_u64 i = begin; i < end; ++i) {
     const pg_i32 j = choice[i];
     if (j == PG_NO_PRODUCTION) {
-      out_symbols[out_module] = in.symbols[i];
-      if (out_parametric) {
-        out_offsets[out_module] = out_param;
-        if (in.param_offsets) {
-          for (pg_u64 k = in.param_offsets[i]; k < in.param_offsets[i + 1]; ++k) out_params[out_param++] = in.params[k];
-        }
-      }
-      ++out_module;
+      pgCopyModule(&out, &in, i);
       continue;
     }
-    const PgProduction p = productions[j];
-    if (!out_parametric) {
-      for (pg_i32 m = 0; m < p.succ_count; ++m) out_symbols[out_module + m] = (pg_u8)successors[p.succ_begin + m].symbol;
-      out_module += (pg_u64)p.succ_count;
-      continue;
-    }
-    if (p.num_formals) pgBindProduction(&rules, j, &in, part, i, slots);
     rng.position = i;
     rng.draws = PG_DRAW_SUCCESSOR;
-    for (pg_i32 m = 0; m < p.succ_count; ++m) {
-      const PgSuccessorModule sm = successors[p.succ_begin + m];
-      out_symbols[out_module] = (pg_u8)sm.symbol;
-      out_offsets[out_module] = out_param;
-      for (pg_i32 k = 0; k < sm.num_params; ++k)
-        out_params[out_param++] = pgEval(&rules, successor_exprs[sm.first_expr + k], slots, &rng);
-      ++out_module;
-    }
+    pgWriteSuccessor(&out, &rules, j, &in, part, i, slots, &rng);
   }
 }
 
@@ -72,11 +45,10 @@ __kernel void rewriteD0L(__global const pg_u8* symbols, pg_u64 n, __global const
                          __global const pg_i32* start, __global const pg_u8* bytes, pg_u64 chunk,
                          __global const ulong4* offsets, __global pg_u8* out) {
   const pg_u64 c = get_global_id(0);
-  const pg_u64 chunks = (n + chunk - 1) / chunk;
-  if (c >= chunks) return;
+  if (c >= pgChunkCount(n, chunk)) return;
   pg_u64 w = offsets[c].x;
-  const pg_u64 begin = c * chunk;
-  const pg_u64 end = min(n, begin + chunk);
+  pg_u64 begin, end;
+  pgChunkBounds(c, chunk, n, &begin, &end);
   for (pg_u64 i = begin; i < end; ++i) {
     const pg_u8 s = symbols[i];
     const pg_i32 b = start[s];

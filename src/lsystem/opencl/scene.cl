@@ -17,9 +17,11 @@
  *    new segment starts and per-instance rewrite counts, the only values read
  *    back between passes.
  */
-#include "lsystem/match.h"
+#include "lsystem/opencl/bracket_tree.h"
+#include "lsystem/opencl/chunked_string.h"
+#include "lsystem/opencl/kernel_args.h"
+#include "lsystem/opencl/rewrite_steps.h"
 #include "lsystem/opencl/scene_types.h"
-#include "opencl/min_tree.h"
 
 #define PG_SCENE_TABLES                                                                            \
   __global const pg_i32 *all_first_by_symbol, __global const PgProduction *all_productions,      \
@@ -38,40 +40,34 @@ PROCGEN_FN PgRules pgSceneRules(const PgSceneSlot* sl, __global const pg_i32* fi
                                 __global const pg_i32* successor_exprs, __global const pg_u32* code,
                                 __global const float* constants, __global const float* globals,
                                 __global const pg_u8* ignored) {
-  PgRules r;
-  r.first_by_symbol = first_by_symbol + sl->first_by_symbol;
-  r.productions = productions + sl->productions;
-  r.patterns = patterns + sl->patterns;
-  r.successors = successors + sl->successors;
-  r.successor_exprs = successor_exprs + sl->successor_exprs;
-  r.code = code + sl->code;
-  r.constants = constants + sl->constants;
-  r.globals = globals + sl->globals;
-  r.ignored = ignored + sl->ignored;
-  return r;
+  return pgMakeRules(first_by_symbol + sl->first_by_symbol, productions + sl->productions, patterns + sl->patterns,
+                     successors + sl->successors, successor_exprs + sl->successor_exprs, code + sl->code,
+                     constants + sl->constants, globals + sl->globals, ignored + sl->ignored);
 }
 
-/* The slot owning chunk c: the last one whose first chunk is <= c (empty
- * segments share their first chunk with the next one). */
-PROCGEN_FN pg_u32 pgSlotOfChunk(__global const PgSceneSlot* slots, pg_u32 nslots, pg_u64 c) {
+/* The last slot whose start is <= x, by first chunk (by_chunk) or by first
+ * module: slots are in order of both. */
+PROCGEN_FN pg_u32 pgLastSlotStartingAtMost(__global const PgSceneSlot* slots, pg_u32 nslots, pg_i32 by_chunk,
+                                           pg_u64 x) {
   pg_u32 lo = 0, hi = nslots - 1;
   while (lo < hi) {
     const pg_u32 mid = (lo + hi + 1) / 2;
-    if (slots[mid].first_chunk <= c) lo = mid;
+    const pg_u64 start = by_chunk ? slots[mid].first_chunk : slots[mid].seg_begin;
+    if (start <= x) lo = mid;
     else hi = mid - 1;
   }
   return lo;
+}
+
+/* The slot owning chunk c (empty segments share their first chunk with the
+ * next one, which owns it). */
+PROCGEN_FN pg_u32 pgSlotOfChunk(__global const PgSceneSlot* slots, pg_u32 nslots, pg_u64 c) {
+  return pgLastSlotStartingAtMost(slots, nslots, 1, c);
 }
 
 /* The slot owning module i (non-empty segments only contain modules). */
 PROCGEN_FN pg_u32 pgSlotOfModule(__global const PgSceneSlot* slots, pg_u32 nslots, pg_u64 i) {
-  pg_u32 lo = 0, hi = nslots - 1;
-  while (lo < hi) {
-    const pg_u32 mid = (lo + hi + 1) / 2;
-    if (slots[mid].seg_begin <= i) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return pgLastSlotStartingAtMost(slots, nslots, 0, i);
 }
 
 /* Chunk c's slot and its segment-relative range. */
@@ -114,26 +110,11 @@ __kernel void sceneCount(PG_SCENE_TABLES, __global const pg_u8* symbols, __globa
       __global const pg_i64* part = sl.has_partner ? partner + sl.seg_begin : 0;
       __global pg_i32* ch = choice + sl.seg_begin;
       float slots_[PG_MAX_FORMALS];
-      PgRandomStream rng;
-      rng.seed = sl.seed;
-      rng.position = 0;
-      rng.phase = phase;
-      rng.draws = 0;
+      PgRandomStream rng = pgPassStream(sl.seed, phase);
       for (pg_u64 i = begin; i < end; ++i) {
-        pg_i32 j = PG_NO_PRODUCTION;
-        if (rules.first_by_symbol[in.symbols[i]] != PG_NO_PRODUCTION) {
-          rng.position = i;
-          j = pgFindProduction(&rules, &in, part, i, slots_, &rng);
-        }
+        const pg_i32 j = pgChooseProduction(&rules, &in, part, i, slots_, &rng);
         ch[i] = j;
-        if (j == PG_NO_PRODUCTION) {
-          acc.x += 1;
-          acc.y += (pg_u64)pgParamCount(&in, i);
-        } else {
-          acc.x += (pg_u64)rules.productions[j].succ_count;
-          acc.y += (pg_u64)rules.productions[j].succ_params;
-          acc.z += 1;
-        }
+        pgAddModuleOutput(&acc, &rules, &in, i, j);
       }
     }
   }
@@ -150,46 +131,21 @@ __kernel void sceneRewrite(PG_SCENE_TABLES, __global const pg_u8* symbols, __glo
   pg_u64 begin, end;
   const PgSceneSlot sl = pgChunkRange(slots, nslots, c, chunk, &begin, &end);
   const PgStringView in = pgSegmentView(&sl, symbols, param_offsets, params, parametric);
-  pg_u64 out_module = offsets[c].x;
-  pg_u64 out_param = offsets[c].y;
+  PgStringWriter out = pgStringWriter(out_symbols, out_offsets, out_params, parametric, offsets[c]);
   const PgRules rules = PG_SCENE_RULES(sl);
   __global const pg_i64* part = sl.has_partner ? partner + sl.seg_begin : 0;
   __global const pg_i32* ch = choice + sl.seg_begin;
   float slots_[PG_MAX_FORMALS];
-  PgRandomStream rng;
-  rng.seed = sl.seed;
-  rng.position = 0;
-  rng.phase = phase;
-  rng.draws = 0;
+  PgRandomStream rng = pgPassStream(sl.seed, phase);
   for (pg_u64 i = begin; i < end; ++i) {
     const pg_i32 j = sl.rewrite ? ch[i] : PG_NO_PRODUCTION;
     if (j == PG_NO_PRODUCTION) {
-      out_symbols[out_module] = in.symbols[i];
-      if (parametric) {
-        out_offsets[out_module] = out_param;
-        for (pg_u64 k = in.param_offsets[i]; k < in.param_offsets[i + 1]; ++k) out_params[out_param++] = in.params[k];
-      }
-      ++out_module;
+      pgCopyModule(&out, &in, i);
       continue;
     }
-    const PgProduction p = rules.productions[j];
-    if (!parametric) {
-      for (pg_i32 m = 0; m < p.succ_count; ++m)
-        out_symbols[out_module + m] = (pg_u8)rules.successors[p.succ_begin + m].symbol;
-      out_module += (pg_u64)p.succ_count;
-      continue;
-    }
-    if (p.num_formals) pgBindProduction(&rules, j, &in, part, i, slots_);
     rng.position = i;
     rng.draws = PG_DRAW_SUCCESSOR;
-    for (pg_i32 m = 0; m < p.succ_count; ++m) {
-      const PgSuccessorModule sm = rules.successors[p.succ_begin + m];
-      out_symbols[out_module] = (pg_u8)sm.symbol;
-      out_offsets[out_module] = out_param;
-      for (pg_i32 k = 0; k < sm.num_params; ++k)
-        out_params[out_param++] = pgEval(&rules, rules.successor_exprs[sm.first_expr + k], slots_, &rng);
-      ++out_module;
-    }
+    pgWriteSuccessor(&out, &rules, j, &in, part, i, slots_, &rng);
   }
 }
 
@@ -202,17 +158,8 @@ __kernel void scenePartners(__global const pg_u8* symbols, pg_u64 n, __global co
   const pg_u8 c = symbols[i];
   pg_i64 r = -1;
   if (c == '[' || c == ']') {
-    PgMinTree t;
-    t.tree = tree;
-    t.off = level_info;
-    t.len = level_info + levels;
-    t.levels = levels;
-    if (c == ']') {
-      r = pgPrevAtMost(&t, i, tree[i] - 1);
-    } else {
-      const pg_i64 m = pgNextAtMost(&t, i + 1, tree[i]);
-      r = m < 0 ? -1 : m - 1;
-    }
+    const PgMinTree t = pgBracketDepthTree(tree, level_info, levels);
+    r = pgBracketPartner(&t, c, i);
     const PgSceneSlot sl = slots[pgSlotOfModule(slots, nslots, i)];
     r = (r < (pg_i64)sl.seg_begin || r >= (pg_i64)sl.seg_end) ? -1 : r - (pg_i64)sl.seg_begin;
   }
@@ -227,13 +174,10 @@ __kernel void sceneCutMark(__global const pg_u8* symbols, pg_u64 n, __global con
   if (i >= n || symbols[i] != '%') return;
   const PgSceneSlot sl = slots[pgSlotOfModule(slots, nslots, i)];
   if (!sl.cut) return;
-  PgMinTree t;
-  t.tree = tree;
-  t.off = level_info;
-  t.len = level_info + levels;
-  t.levels = levels;
-  const pg_i64 m = pgNextAtMost(&t, i + 1, tree[i] - 1);
-  const pg_u64 end = (m < 0 || (pg_u64)(m - 1) >= sl.seg_end) ? sl.seg_end : (pg_u64)(m - 1);
+  const PgMinTree t = pgBracketDepthTree(tree, level_info, levels);
+  const pg_i64 region_end = pgCutRegionEnd(&t, i);
+  /* a region past the segment's end is a cut at the instance's top level */
+  const pg_u64 end = (region_end < 0 || (pg_u64)region_end >= sl.seg_end) ? sl.seg_end : (pg_u64)region_end;
   atomic_inc(&marks[i]);
   atomic_dec(&marks[end]);
 }
@@ -248,11 +192,8 @@ __kernel void sceneCutCount(__global const pg_u64* param_offsets, pg_i32 paramet
   if (c < chunks) {
     pg_u64 begin, end;
     const PgSceneSlot sl = pgChunkRange(slots, nslots, c, chunk, &begin, &end);
-    for (pg_u64 k = sl.seg_begin + begin; k < sl.seg_begin + end; ++k) {
-      if (covered[k + 1] > 0) continue;
-      acc.x += 1;
-      if (parametric) acc.y += param_offsets[k + 1] - param_offsets[k];
-    }
+    const PgStringView in = pgMakeString(0, param_offsets, 0, sl.seg_end, parametric); /* sizes need the offsets only */
+    acc = pgKeptSize(&in, covered, sl.seg_begin + begin, sl.seg_begin + end);
   }
   counts[c] = acc;
 }
@@ -266,16 +207,9 @@ __kernel void sceneCutWrite(__global const pg_u8* symbols, __global const pg_u64
   if (c >= chunks) return;
   pg_u64 begin, end;
   const PgSceneSlot sl = pgChunkRange(slots, nslots, c, chunk, &begin, &end);
-  pg_u64 w = offsets[c].x, wp = offsets[c].y;
-  for (pg_u64 k = sl.seg_begin + begin; k < sl.seg_begin + end; ++k) {
-    if (covered[k + 1] > 0) continue;
-    out_symbols[w] = symbols[k];
-    if (parametric) {
-      out_offsets[w] = wp;
-      for (pg_u64 q = param_offsets[k]; q < param_offsets[k + 1]; ++q) out_params[wp++] = params[q];
-    }
-    ++w;
-  }
+  const PgStringView in = pgMakeString(symbols, param_offsets, params, sl.seg_end, parametric);
+  PgStringWriter out = pgStringWriter(out_symbols, out_offsets, out_params, parametric, offsets[c]);
+  pgWriteKept(&out, &in, covered, sl.seg_begin + begin, sl.seg_begin + end);
 }
 
 /* out[k] = offsets[slots[k].first_chunk] for k < nslots, out[nslots] = offsets[chunks]. */
