@@ -39,14 +39,6 @@ std::unique_ptr<PassRunner> makePassRunner(const Execution& execution) {
                                 "' backend in this build");
 }
 
-}  // namespace detail
-
-namespace {
-
-using detail::ChunkCount;
-using detail::LSystemData;
-using detail::RuleTable;
-
 bool symbolCanAppear(const LSystemData& d, uint8_t symbol) {
   if (std::find(d.axiom.symbols.begin(), d.axiom.symbols.end(), symbol) != d.axiom.symbols.end())
     return true;
@@ -55,6 +47,14 @@ bool symbolCanAppear(const LSystemData& d, uint8_t symbol) {
       if (m.symbol == symbol) return true;
   return false;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::ChunkCount;
+using detail::LSystemData;
+using detail::RuleTable;
 
 class Deriver {
  public:
@@ -65,7 +65,7 @@ class Deriver {
         d0l_(detail::makeD0LTable(data, data.productions)),
         productions_have_context_(data.productions.hasContext()),
         decomposition_has_context_(data.decomposition.hasContext()),
-        cut_possible_(symbolCanAppear(data, '%')),
+        cut_possible_(detail::symbolCanAppear(data, '%')),
         budget_(options.max_modules, options.memory_budget_bytes) {}
 
   int threads() const { return runner_->threads(); }
@@ -79,7 +79,7 @@ class Deriver {
       stats->threads = runner_->threads();
     }
     for (int step = 1; step <= iterations; ++step) {
-      rewritePass(current, data_.productions, productions_have_context_, phase(step, 0), step);
+      rewritePass(current, data_.productions, productions_have_context_, detail::passPhase(step, 0), step);
       decompose(current, step);
       if (cut_possible_) runner_->cut(current);
       if (stats) {
@@ -94,15 +94,11 @@ class Deriver {
   }
 
  private:
-  static uint32_t phase(int step, int pass) {
-    return (static_cast<uint32_t>(step) << 8) | static_cast<uint32_t>(pass & 0xff);
-  }
-
   void decompose(ModuleString& s, int step) {
     if (data_.decomposition.empty()) return;
     int depth = std::clamp(data_.decomposition.max_depth, 1, 255);
     for (int pass = 1; pass <= depth; ++pass)
-      if (!rewritePass(s, data_.decomposition, decomposition_has_context_, phase(step, pass), step))
+      if (!rewritePass(s, data_.decomposition, decomposition_has_context_, detail::passPhase(step, pass), step))
         break;
   }
 

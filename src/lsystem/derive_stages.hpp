@@ -14,6 +14,17 @@
 
 namespace procgen::detail {
 
+/// The random phase of a pass (common/random.h): step · 256 + pass, pass 0
+/// being the productions and 1, 2, ... the decomposition passes. Every
+/// derivation driver keys its passes so, which keeps the backends identical.
+inline uint32_t passPhase(int step, int pass) {
+  return (static_cast<uint32_t>(step) << 8) | static_cast<uint32_t>(pass & 0xff);
+}
+
+/// Whether `symbol` can ever stand in a derived string: it is in the axiom
+/// or in a successor. With '%' it tells whether the cut pass can do anything.
+bool symbolCanAppear(const LSystemData& d, uint8_t symbol);
+
 /// Everything a pass reads. `partner` is the bracket partner array of `in`
 /// (see match.h), or null when the rule table has no context productions or
 /// the string has no brackets.

@@ -41,15 +41,6 @@ ModuleString emptyString(bool parametric) {
   return s;
 }
 
-bool canCut(const LSystemData& d) {
-  auto has = [](const std::vector<uint8_t>& v) { return std::find(v.begin(), v.end(), '%') != v.end(); };
-  if (has(d.axiom.symbols)) return true;
-  for (const RuleTable* t : {&d.productions, &d.decomposition})
-    for (const PgSuccessorModule& m : t->successors)
-      if (m.symbol == '%') return true;
-  return false;
-}
-
 /// Per-instance state of the batched derivation.
 struct Slot {
   const LSystemData* data = nullptr;
@@ -83,7 +74,7 @@ class SceneDeriver {
           options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
       if (s.iterations < 0) throw Error("the number of derivation steps must be non-negative");
       s.seed = inst.seed.value_or(options.seed + k);
-      s.cut_possible = canCut(*s.data);
+      s.cut_possible = detail::symbolCanAppear(*s.data, '%');
       s.d0l = detail::makeD0LTable(*s.data, s.data->productions);
       parametric_ = parametric_ || s.data->parametric;
     }
@@ -113,7 +104,7 @@ class SceneDeriver {
     cut(cur, [](const Slot& s) { return s.cut_possible; });
     for (int step = 1; step <= max_iterations; ++step) {
       auto active = [step](const Slot& s) { return step <= s.iterations; };
-      pass(cur, step, phase(step, 0), /*decomposition=*/false, active);
+      pass(cur, step, detail::passPhase(step, 0), /*decomposition=*/false, active);
       decompose(cur, step, active);
       cut(cur, [&](const Slot& s) { return active(s) && s.cut_possible; });
       for (size_t k = 0; k < n; ++k) {
@@ -132,10 +123,6 @@ class SceneDeriver {
   }
 
  private:
-  static uint32_t phase(int step, int pass) {
-    return (static_cast<uint32_t>(step) << 8) | static_cast<uint32_t>(pass & 0xff);
-  }
-
   void append(ModuleString& dst, const ModuleString& src) const {
     const uint64_t p0 = dst.params.size();
     dst.symbols.insert(dst.symbols.end(), src.symbols.begin(), src.symbols.end());
@@ -167,7 +154,7 @@ class SceneDeriver {
       auto decomposing = [p](const Slot& slot) {
         return slot.decomposing && p <= std::clamp(slot.data->decomposition.max_depth, 1, 255);
       };
-      if (!pass(s, step, phase(step, p), /*decomposition=*/true, decomposing)) break;
+      if (!pass(s, step, detail::passPhase(step, p), /*decomposition=*/true, decomposing)) break;
       // As derive() does, an instance stops decomposing after a pass that rewrote nothing.
       for (size_t k = 0; k < slots_.size(); ++k)
         if (rewritten_[k] == 0) slots_[k].decomposing = false;

@@ -21,6 +21,7 @@
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/memory_budget.hpp"
 #include "lsystem/opencl/bracket_partners.hpp"
+#include "lsystem/opencl/device_string.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #include "opencl/runtime.hpp"
 #include "opencl/scan.hpp"
@@ -32,33 +33,18 @@ using opencl::Buffer;
 using opencl::Context;
 using opencl::Kernel;
 
-template <typename... T>
-void args(Kernel& k, uint32_t& a, const T&... values) {
-  (k.arg(a++, values), ...);
-}
-
 struct TableBuffers {
   Buffer first_by_symbol, productions, patterns, successors, successor_exprs;
 };
 
-struct DeviceString {
-  Buffer symbols, offsets, params;
-  uint64_t n = 0;
-  uint64_t params_n = 0;
-};
-
-bool symbolCanAppear(const LSystemData& d, uint8_t symbol) {
-  if (std::find(d.axiom.symbols.begin(), d.axiom.symbols.end(), symbol) != d.axiom.symbols.end()) return true;
-  for (const RuleTable* t : {&d.productions, &d.decomposition})
-    for (const PgSuccessorModule& m : t->successors)
-      if (m.symbol == symbol) return true;
-  return false;
-}
-
 class DeviceDeriver {
  public:
   explicit DeviceDeriver(Context& ctx)
-      : ctx_(ctx), scan4_(ctx, "ulong4", sizeof(cl_ulong4)), scan_int_(ctx, "int", sizeof(cl_int)), partners_(ctx) {
+      : ctx_(ctx),
+        scan4_(ctx, "ulong4", sizeof(cl_ulong4)),
+        scan_int_(ctx, "int", sizeof(cl_int)),
+        partners_(ctx),
+        strings_(ctx, "module symbols", "parameter offsets", "parameters") {
     cl_program count = ctx.program("lsystem/opencl/count.cl");
     cl_program rewrite = ctx.program("lsystem/opencl/rewrite.cl");
     cl_program cut = ctx.program("lsystem/opencl/cut.cl");
@@ -71,11 +57,6 @@ class DeviceDeriver {
     cut_count_ = Kernel(cut, "cutCount");
     cut_write_ = Kernel(cut, "cutWrite");
     wg_ = ctx.workGroupSize(rewrite_.get(), 64);
-    for (DeviceString* s : {&strings_[0], &strings_[1]}) {
-      s->symbols = Buffer(ctx, "module symbols");
-      s->offsets = Buffer(ctx, "parameter offsets");
-      s->params = Buffer(ctx, "parameters");
-    }
     for (Buffer* b : {&code_, &constants_, &globals_, &ignored_, &choice_, &counts_, &partner_, &marks_,
                       &d0l_length_, &d0l_start_, &d0l_bytes_, &dummy_})
       *b = Buffer(ctx, "derivation");
@@ -93,8 +74,8 @@ class DeviceDeriver {
     d0l_ = makeD0LTable(data, data.productions);
     uploadTables(data);
     const bool cut_possible = symbolCanAppear(data, '%');
-    current_ = 0;
-    upload(data.axiom, strings_[0]);
+    strings_.restart();
+    upload(data.axiom, cur());
 
     decompose(0);
     if (cut_possible) cut(cur());
@@ -103,7 +84,7 @@ class DeviceDeriver {
       stats->threads = 1;
     }
     for (int step = 1; step <= iterations; ++step) {
-      rewritePass(data.productions, productions_, data.productions.hasContext(), phase(step, 0), step);
+      rewritePass(data.productions, productions_, data.productions.hasContext(), passPhase(step, 0), step);
       decompose(step);
       if (cut_possible) cut(cur());
       if (stats) {
@@ -114,31 +95,22 @@ class DeviceDeriver {
       if (options.progress) options.progress(step, iterations, cur().n);
     }
     if (stats) stats->modules = cur().n;
-    return download(cur());
+    return cur().download(parametric_);
   }
 
   bool cutHost(ModuleString& s) {
     parametric_ = s.parametric();
-    current_ = 0;
-    upload(s, strings_[0]);
+    strings_.restart();
+    upload(s, cur());
     const uint64_t before = cur().n;
     cut(cur());
     if (cur().n == before) return false;
-    s = download(cur());
+    s = cur().download(parametric_);
     return true;
   }
 
  private:
-  static uint32_t phase(int step, int pass) {
-    return (static_cast<uint32_t>(step) << 8) | static_cast<uint32_t>(pass & 0xff);
-  }
-
-  DeviceString& cur() { return strings_[current_]; }
-  DeviceString& other() { return strings_[1 - current_]; }
-
-  uint64_t bytesOf(const DeviceString& s) const {
-    return s.n + (parametric_ ? 8 * (s.n + 1) + 4 * s.params_n : 0);
-  }
+  DeviceString& cur() { return strings_.current(); }
 
   void upload(const ModuleString& in, DeviceString& d) {
     d.n = in.size();
@@ -155,20 +127,6 @@ class DeviceDeriver {
     d.offsets.upload(offsets, (in.size() + 1) * sizeof(uint64_t));
     d.params.reserve(std::max<uint64_t>(d.params_n, 1) * sizeof(float));
     d.params.write(in.params.data(), d.params_n * sizeof(float));
-  }
-
-  ModuleString download(const DeviceString& d) const {
-    ModuleString out;
-    out.clear(parametric_);
-    out.symbols.resize(d.n);
-    d.symbols.read(out.symbols.data(), d.n);
-    if (parametric_) {
-      out.param_offsets.resize(d.n + 1);
-      d.offsets.read(out.param_offsets.data(), (d.n + 1) * sizeof(uint64_t));
-      out.params.resize(d.params_n);
-      d.params.read(out.params.data(), d.params_n * sizeof(float));
-    }
-    return out;
   }
 
   void uploadTables(const LSystemData& data) {
@@ -206,13 +164,13 @@ class DeviceDeriver {
     if (data_->decomposition.empty()) return;
     const int depth = std::clamp(data_->decomposition.max_depth, 1, 255);
     for (int pass = 1; pass <= depth; ++pass)
-      if (!rewritePass(data_->decomposition, decomposition_, data_->decomposition.hasContext(), phase(step, pass),
+      if (!rewritePass(data_->decomposition, decomposition_, data_->decomposition.hasContext(), passPhase(step, pass),
                        step))
         break;
   }
 
   void setString(Kernel& k, uint32_t& a, const DeviceString& s) {
-    args(k, a, s.symbols, parametric_ ? s.offsets : dummy_, parametric_ ? s.params : dummy_, cl_ulong{s.n},
+    setArgs(k, a, s.symbols, parametric_ ? s.offsets : dummy_, parametric_ ? s.params : dummy_, cl_ulong{s.n},
          cl_int{parametric_});
   }
 
@@ -227,7 +185,7 @@ class DeviceDeriver {
   bool rewritePass(const RuleTable& table, TableBuffers& t, bool has_context, uint32_t phase_id, int step) {
     if (table.empty()) return false;
     DeviceString& in = cur();
-    DeviceString& out = other();
+    DeviceString& out = strings_.next();
     const uint64_t n = in.n;
     const uint64_t chunk = openclChunkModules();
     const uint64_t chunks = (n + chunk - 1) / chunk;
@@ -236,14 +194,12 @@ class DeviceDeriver {
       count_d0l_.arg(0, in.symbols).arg(1, cl_ulong{n}).arg(2, d0l_length_).arg(3, cl_ulong{chunk}).arg(4, counts_);
       count_d0l_.run(ctx_, chunks + 1, wg_);
       const uint64_t total = scanTotal(chunks).s[0];
-      budget_->check(ChunkCount{total, 0, n}, false, false, step, bytesOf(in));
+      budget_->check(ChunkCount{total, 0, n}, false, false, step, in.bytes(parametric_));
       out.symbols.reserve(std::max<uint64_t>(total, 1));
       rewrite_d0l_.arg(0, in.symbols).arg(1, cl_ulong{n}).arg(2, d0l_length_).arg(3, d0l_start_);
       rewrite_d0l_.arg(4, d0l_bytes_).arg(5, cl_ulong{chunk}).arg(6, counts_).arg(7, out.symbols);
       rewrite_d0l_.run(ctx_, chunks, wg_);
-      out.n = total;
-      out.params_n = 0;
-      current_ = 1 - current_;
+      strings_.advance(total, 0, /*parametric=*/false);
       return true;
     }
     if (has_context) partners_.run(in.symbols.get(), n, partner_);
@@ -251,37 +207,27 @@ class DeviceDeriver {
     uint32_t a = 0;
     setRules(count_, a, t);
     setString(count_, a, in);
-    args(count_, a, has_context ? partner_ : dummy_, cl_int{has_context}, cl_ulong{options_->seed},
+    setArgs(count_, a, has_context ? partner_ : dummy_, cl_int{has_context}, cl_ulong{options_->seed},
          cl_uint{phase_id}, cl_ulong{chunk}, choice_, counts_);
     count_.run(ctx_, chunks + 1, wg_);
     const cl_ulong4 total = scanTotal(chunks);
     const ChunkCount c{total.s[0], total.s[1], total.s[2]};
     if (c.rewritten == 0) return false;
-    budget_->check(c, parametric_, has_context, step, bytesOf(in));
-    out.symbols.reserve(std::max<uint64_t>(c.modules, 1));
-    if (parametric_) {
-      out.offsets.reserve((c.modules + 1) * sizeof(uint64_t));
-      out.params.reserve(std::max<uint64_t>(c.params, 1) * sizeof(float));
-    }
+    budget_->check(c, parametric_, has_context, step, in.bytes(parametric_));
+    out.reserveOutput(c.modules, c.params, parametric_);
     a = 0;
     setRules(rewrite_, a, t);
     setString(rewrite_, a, in);
-    args(rewrite_, a, has_context ? partner_ : dummy_, cl_int{has_context}, cl_ulong{options_->seed},
+    setArgs(rewrite_, a, has_context ? partner_ : dummy_, cl_int{has_context}, cl_ulong{options_->seed},
          cl_uint{phase_id}, cl_ulong{chunk}, choice_, counts_, cl_int{parametric_}, out.symbols,
          parametric_ ? out.offsets : dummy_, parametric_ ? out.params : dummy_);
     rewrite_.run(ctx_, chunks, wg_);
-    out.n = c.modules;
-    out.params_n = parametric_ ? c.params : 0;
-    if (parametric_) {
-      const uint64_t closing = c.params;
-      out.offsets.write(&closing, sizeof closing, c.modules * sizeof(uint64_t));
-    }
-    current_ = 1 - current_;
+    strings_.advance(c.modules, c.params, parametric_);
     return true;
   }
 
   void setRules(Kernel& k, uint32_t& a, TableBuffers& t) {
-    args(k, a, t.first_by_symbol, t.productions, t.patterns, t.successors, t.successor_exprs, code_, constants_,
+    setArgs(k, a, t.first_by_symbol, t.productions, t.patterns, t.successors, t.successor_exprs, code_, constants_,
          globals_, ignored_);
   }
 
@@ -306,24 +252,14 @@ class DeviceDeriver {
     const cl_ulong4 total = scanTotal(chunks);
     const uint64_t kept = total.s[0], kept_params = total.s[1];
     if (kept == n) return;  // no '%'
-    DeviceString& out = other();
-    out.symbols.reserve(std::max<uint64_t>(kept, 1));
-    if (parametric_) {
-      out.offsets.reserve((kept + 1) * sizeof(uint64_t));
-      out.params.reserve(std::max<uint64_t>(kept_params, 1) * sizeof(float));
-    }
+    DeviceString& out = strings_.next();
+    out.reserveOutput(kept, kept_params, parametric_);
     uint32_t a = 0;
-    args(cut_write_, a, in.symbols, parametric_ ? in.offsets : dummy_, parametric_ ? in.params : dummy_,
+    setArgs(cut_write_, a, in.symbols, parametric_ ? in.offsets : dummy_, parametric_ ? in.params : dummy_,
          cl_int{parametric_}, cl_ulong{n}, marks_, cl_ulong{chunk}, counts_, out.symbols,
          parametric_ ? out.offsets : dummy_, parametric_ ? out.params : dummy_);
     cut_write_.run(ctx_, chunks, wg_);
-    out.n = kept;
-    out.params_n = parametric_ ? kept_params : 0;
-    if (parametric_) {
-      const uint64_t closing = kept_params;
-      out.offsets.write(&closing, sizeof closing, out.n * sizeof(uint64_t));
-    }
-    current_ = 1 - current_;
+    strings_.advance(kept, kept_params, parametric_);
   }
 
   Context& ctx_;
@@ -331,8 +267,7 @@ class DeviceDeriver {
   DeviceBracketPartners partners_;
   Kernel count_, count_d0l_, rewrite_, rewrite_d0l_, zero_, cut_mark_, cut_count_, cut_write_;
   size_t wg_ = 64;
-  DeviceString strings_[2];
-  int current_ = 0;
+  DeviceStrings strings_;
   TableBuffers productions_, decomposition_;
   Buffer code_, constants_, globals_, ignored_, choice_, counts_, partner_, marks_, d0l_length_, d0l_start_,
       d0l_bytes_, dummy_;

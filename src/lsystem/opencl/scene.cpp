@@ -19,6 +19,7 @@
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/memory_budget.hpp"
 #include "lsystem/opencl/bracket_partners.hpp"
+#include "lsystem/opencl/device_string.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #include "lsystem/opencl/scene_types.h"
 #include "opencl/runtime.hpp"
@@ -33,20 +34,6 @@ using opencl::Context;
 using opencl::Kernel;
 
 static_assert(sizeof(PgSceneSlot) == 80);
-
-template <typename... T>
-void args(Kernel& k, uint32_t& a, const T&... values) {
-  (k.arg(a++, values), ...);
-}
-
-bool canCut(const LSystemData& d) {
-  auto has = [](const std::vector<uint8_t>& v) { return std::find(v.begin(), v.end(), '%') != v.end(); };
-  if (has(d.axiom.symbols)) return true;
-  for (const RuleTable* t : {&d.productions, &d.decomposition})
-    for (const PgSuccessorModule& m : t->successors)
-      if (m.symbol == '%') return true;
-  return false;
-}
 
 /// Element offsets of one rule table in the concatenated buffers.
 struct TableAt {
@@ -63,15 +50,14 @@ struct Slot {
   int32_t code = 0, constants = 0, globals = 0, ignored = 0;
 };
 
-struct DeviceString {
-  Buffer symbols, offsets, params;
-  uint64_t n = 0, params_n = 0;
-};
-
 class DeviceSceneDeriver {
  public:
   explicit DeviceSceneDeriver(Context& ctx)
-      : ctx_(ctx), scan4_(ctx, "ulong4", sizeof(cl_ulong4)), scan_int_(ctx, "int", sizeof(cl_int)), partners_(ctx) {
+      : ctx_(ctx),
+        scan4_(ctx, "ulong4", sizeof(cl_ulong4)),
+        scan_int_(ctx, "int", sizeof(cl_int)),
+        partners_(ctx),
+        strings_(ctx, "scene string", "scene string", "scene string") {
     cl_program p = ctx.program("lsystem/opencl/scene.cl");
     cl_program cut = ctx.program("lsystem/opencl/cut.cl");
     count_ = Kernel(p, "sceneCount");
@@ -83,8 +69,6 @@ class DeviceSceneDeriver {
     gather_ = Kernel(p, "gatherSlots");
     zero_ = Kernel(cut, "zeroInts");
     wg_ = ctx.workGroupSize(rewrite_.get(), 64);
-    for (DeviceString* s : {&strings_[0], &strings_[1]})
-      for (Buffer* b : {&s->symbols, &s->offsets, &s->params}) *b = Buffer(ctx, "scene string");
     for (Buffer* b : {&first_by_symbol_, &productions_, &patterns_, &successors_, &successor_exprs_, &code_,
                       &constants_, &globals_, &ignored_, &slots_buf_, &choice_, &counts_, &partner_, &marks_,
                       &gathered_, &dummy_})
@@ -105,7 +89,7 @@ class DeviceSceneDeriver {
       s.iterations = options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
       if (s.iterations < 0) throw Error("the number of derivation steps must be non-negative");
       s.seed = inst.seed.value_or(options.seed + k);
-      s.cut_possible = canCut(*s.data);
+      s.cut_possible = symbolCanAppear(*s.data, '%');
       parametric_ = parametric_ || s.data->parametric;
     }
     uploadTables();
@@ -123,7 +107,7 @@ class DeviceSceneDeriver {
     cut([](const Slot& s) { return s.cut_possible; });
     for (int step = 1; step <= max_iterations; ++step) {
       auto active = [step](const Slot& s) { return step <= s.iterations; };
-      pass(step, phase(step, 0), false, active);
+      pass(step, passPhase(step, 0), false, active);
       decompose(step, active);
       cut([&](const Slot& s) { return active(s) && s.cut_possible; });
       for (size_t k = 0; k < n; ++k) {
@@ -138,16 +122,12 @@ class DeviceSceneDeriver {
     }
     for (size_t k = 0; k < n; ++k) out.stats[k].modules = begin_[k + 1] - begin_[k];
     out.begin = begin_;
-    out.string = download(cur());
+    out.string = cur().download(parametric_);
     return out;
   }
 
  private:
-  static uint32_t phase(int step, int pass) {
-    return (static_cast<uint32_t>(step) << 8) | static_cast<uint32_t>(pass & 0xff);
-  }
-  DeviceString& cur() { return strings_[current_]; }
-  DeviceString& other() { return strings_[1 - current_]; }
+  DeviceString& cur() { return strings_.current(); }
   const Buffer& orDummy(const Buffer& b, bool use) const { return use ? b : dummy_; }
 
   void uploadTables() {
@@ -210,7 +190,7 @@ class DeviceSceneDeriver {
       axioms.param_offsets.push_back(axioms.params.size());
     }
     begin_[n] = axioms.size();
-    current_ = 0;
+    strings_.restart();
     DeviceString& d = cur();
     d.n = axioms.size();
     d.symbols.upload(axioms.symbols.data(), d.n);
@@ -220,20 +200,6 @@ class DeviceSceneDeriver {
       d.params.reserve(std::max<uint64_t>(d.params_n, 1) * sizeof(float));
       d.params.write(axioms.params.data(), d.params_n * sizeof(float));
     }
-  }
-
-  ModuleString download(const DeviceString& d) const {
-    ModuleString out;
-    out.clear(parametric_);
-    out.symbols.resize(d.n);
-    d.symbols.read(out.symbols.data(), d.n);
-    if (parametric_) {
-      out.param_offsets.resize(d.n + 1);
-      d.offsets.read(out.param_offsets.data(), (d.n + 1) * sizeof(uint64_t));
-      out.params.resize(d.params_n);
-      d.params.read(out.params.data(), d.params_n * sizeof(float));
-    }
-    return out;
   }
 
   /// Writes the slot array for a pass; returns the number of chunks.
@@ -297,7 +263,7 @@ class DeviceSceneDeriver {
       auto decomposing = [p](const Slot& slot) {
         return slot.decomposing && p <= std::clamp(slot.data->decomposition.max_depth, 1, 255);
       };
-      if (!pass(step, phase(step, p), true, decomposing)) break;
+      if (!pass(step, passPhase(step, p), true, decomposing)) break;
       for (size_t k = 0; k < slots_.size(); ++k)
         if (rewritten_[k] == 0) slots_[k].decomposing = false;
     }
@@ -332,7 +298,7 @@ class DeviceSceneDeriver {
     counts_.reserve((chunks + 1) * sizeof(cl_ulong4));
     uint32_t a = 0;
     setTables(count_, a);
-    args(count_, a, in.symbols, orDummy(in.offsets, parametric_), orDummy(in.params, parametric_),
+    setArgs(count_, a, in.symbols, orDummy(in.offsets, parametric_), orDummy(in.params, parametric_),
          cl_int{parametric_}, orDummy(partner_, any_context), slots_buf_, nslots, cl_ulong{chunks},
          cl_ulong{chunk}, cl_uint{phase_id}, choice_, counts_);
     count_.run(ctx_, chunks + 1, wg_);
@@ -342,37 +308,29 @@ class DeviceSceneDeriver {
     for (size_t k = 0; k < n; ++k) rewritten_[k] = g[k + 1].s[2] - g[k].s[2];
     const ChunkCount total{g[n].s[0], g[n].s[1], g[n].s[2]};
     if (total.rewritten == 0) return false;
-    const uint64_t bytes = in.n + (parametric_ ? 8 * (in.n + 1) + 4 * in.params_n : 0);
-    budget_->check(total, parametric_, any_context, step, bytes);
+    budget_->check(total, parametric_, any_context, step, in.bytes(parametric_));
 
-    DeviceString& out = other();
-    out.symbols.reserve(std::max<uint64_t>(total.modules, 1));
-    if (parametric_) {
-      out.offsets.reserve((total.modules + 1) * sizeof(uint64_t));
-      out.params.reserve(std::max<uint64_t>(total.params, 1) * sizeof(float));
-    }
+    DeviceString& out = strings_.next();
+    out.reserveOutput(total.modules, total.params, parametric_);
     a = 0;
     setTables(rewrite_, a);
-    args(rewrite_, a, in.symbols, orDummy(in.offsets, parametric_), orDummy(in.params, parametric_),
+    setArgs(rewrite_, a, in.symbols, orDummy(in.offsets, parametric_), orDummy(in.params, parametric_),
          cl_int{parametric_}, orDummy(partner_, any_context), slots_buf_, nslots, cl_ulong{chunks},
          cl_ulong{chunk}, cl_uint{phase_id}, choice_, counts_, out.symbols, orDummy(out.offsets, parametric_),
          orDummy(out.params, parametric_));
     rewrite_.run(ctx_, chunks, wg_);
-    finish(out, total.modules, total.params, g);
+    finish(total.modules, total.params, g);
     return true;
   }
 
   /// The output of a pass becomes current; segment starts from the gathered offsets.
-  void finish(DeviceString& out, uint64_t modules, uint64_t params, const std::vector<cl_ulong4>& g) {
-    out.n = modules;
-    out.params_n = parametric_ ? params : 0;
-    if (parametric_) out.offsets.write(&params, sizeof params, modules * sizeof(uint64_t));
+  void finish(uint64_t modules, uint64_t params, const std::vector<cl_ulong4>& g) {
+    strings_.advance(modules, params, parametric_);
     for (size_t k = 0; k <= slots_.size(); ++k) begin_[k] = g[k].s[0];
-    current_ = 1 - current_;
   }
 
   void setTables(Kernel& k, uint32_t& a) {
-    args(k, a, first_by_symbol_, productions_, patterns_, successors_, successor_exprs_, code_, constants_,
+    setArgs(k, a, first_by_symbol_, productions_, patterns_, successors_, successor_exprs_, code_, constants_,
          globals_, ignored_);
   }
 
@@ -399,25 +357,21 @@ class DeviceSceneDeriver {
     scan_int_.exclusiveScan(marks_.get(), in.n + 1);
     counts_.reserve((chunks + 1) * sizeof(cl_ulong4));
     uint32_t a = 0;
-    args(cut_count_, a, orDummy(in.offsets, parametric_), cl_int{parametric_}, marks_, slots_buf_, nslots,
+    setArgs(cut_count_, a, orDummy(in.offsets, parametric_), cl_int{parametric_}, marks_, slots_buf_, nslots,
          cl_ulong{chunks}, cl_ulong{chunk}, counts_);
     cut_count_.run(ctx_, chunks + 1, wg_);
     scan4_.exclusiveScan(counts_.get(), chunks + 1);
     const std::vector<cl_ulong4> g = gather(chunks);
     const uint64_t kept = g[n].s[0], kept_params = g[n].s[1];
     if (kept == in.n) return;  // no '%' in a cutting segment
-    DeviceString& out = other();
-    out.symbols.reserve(std::max<uint64_t>(kept, 1));
-    if (parametric_) {
-      out.offsets.reserve((kept + 1) * sizeof(uint64_t));
-      out.params.reserve(std::max<uint64_t>(kept_params, 1) * sizeof(float));
-    }
+    DeviceString& out = strings_.next();
+    out.reserveOutput(kept, kept_params, parametric_);
     a = 0;
-    args(cut_write_, a, in.symbols, orDummy(in.offsets, parametric_), orDummy(in.params, parametric_),
+    setArgs(cut_write_, a, in.symbols, orDummy(in.offsets, parametric_), orDummy(in.params, parametric_),
          cl_int{parametric_}, marks_, slots_buf_, nslots, cl_ulong{chunks}, cl_ulong{chunk}, counts_, out.symbols,
          orDummy(out.offsets, parametric_), orDummy(out.params, parametric_));
     cut_write_.run(ctx_, chunks, wg_);
-    finish(out, kept, kept_params, g);
+    finish(kept, kept_params, g);
   }
 
   Context& ctx_;
@@ -425,8 +379,7 @@ class DeviceSceneDeriver {
   DeviceBracketPartners partners_;
   Kernel count_, rewrite_, partner_k_, cut_mark_, cut_count_, cut_write_, gather_, zero_;
   size_t wg_ = 64;
-  DeviceString strings_[2];
-  int current_ = 0;
+  DeviceStrings strings_;
   Buffer first_by_symbol_, productions_, patterns_, successors_, successor_exprs_, code_, constants_, globals_,
       ignored_, slots_buf_, choice_, counts_, partner_, marks_, gathered_, dummy_;
   const DeriveOptions* options_ = nullptr;
