@@ -73,9 +73,13 @@ struct OverwriteAllocator : std::allocator<T> {
   }
 };
 
-/// The segment array of Geometry: a std::vector whose resize(n) leaves new
-/// segments unset (see OverwriteAllocator).
-using SegmentArray = std::vector<Segment, OverwriteAllocator<Segment>>;
+/// A std::vector whose resize(n) leaves new elements unset (see
+/// OverwriteAllocator): for large arrays a pass fills completely.
+template <typename T>
+using OverwriteVector = std::vector<T, OverwriteAllocator<T>>;
+
+/// The segment array of Geometry: resize(n) leaves new segments unset.
+using SegmentArray = OverwriteVector<Segment>;
 
 /// Segments and polygons, both in the order the serial interpreter emits them.
 /// Polygon p has vertices polygon_vertices[polygon_offsets[p] .. polygon_offsets[p+1]).

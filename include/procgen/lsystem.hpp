@@ -33,10 +33,13 @@ struct LSystemData;  // compiled tables (src/lsystem/lsystem_data.hpp)
 /// A parametric word: flat arrays, no per-module objects (paper Figure 3).
 /// Module i is symbols[i] with parameters params[param_offsets[i] .. param_offsets[i+1]).
 /// param_offsets is empty when no module of the L-system can carry parameters.
+/// The arrays are std::vectors except that resize(n) leaves new elements
+/// unset (OverwriteVector): derivation writes every module of a step's output,
+/// and zero-filling it first cost as much as the D0L rewrite itself.
 struct ModuleString {
-  std::vector<uint8_t> symbols;
-  std::vector<uint64_t> param_offsets;
-  std::vector<float> params;
+  OverwriteVector<uint8_t> symbols;
+  OverwriteVector<uint64_t> param_offsets;
+  OverwriteVector<float> params;
 
   uint64_t size() const { return symbols.size(); }
   bool parametric() const { return !param_offsets.empty(); }

@@ -64,9 +64,16 @@ void rewriteChunk(const RewritePass& pass, uint64_t begin, uint64_t end, const i
 /// D0L fast path (no parameters, contexts, conditions or stochastic choice):
 /// every character has at most one successor, so no choice array is needed.
 struct D0LTable {
+  /// Row width of `padded`: one unaligned 32-byte copy per module.
+  static constexpr uint32_t kPaddedRow = 32;
   bool usable = false;
   uint32_t length[PG_SYMBOL_COUNT];            ///< successor length (1 for the identity)
   std::vector<uint8_t> successor[PG_SYMBOL_COUNT];  ///< empty means identity
+  /// Every symbol's successor (itself for the identity) in a row of
+  /// kPaddedRow bytes, when every successor has 1 to kPaddedRow modules;
+  /// empty otherwise. Lets rewriteChunkD0L copy a whole row per module and
+  /// advance by the length, with no branch and no call.
+  std::vector<uint8_t> padded;
 };
 D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table);
 uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end);

@@ -159,9 +159,9 @@ TEST(Parser, AxiomParametricAndNot) {
   LSystem p = LSystem::fromText("#define W 3\nAxiom: A(1) B C(W, -2.5)\n");
   EXPECT_TRUE(p.parametric());
   const ModuleString& a = p.axiom();
-  EXPECT_EQ(a.symbols, (std::vector<uint8_t>{'A', 'B', 'C'}));
-  EXPECT_EQ(a.param_offsets, (std::vector<uint64_t>{0, 1, 1, 3}));
-  EXPECT_EQ(a.params, (std::vector<float>{1, 3, -2.5f}));
+  EXPECT_EQ(a.symbols, (procgen::OverwriteVector<uint8_t>{'A', 'B', 'C'}));
+  EXPECT_EQ(a.param_offsets, (procgen::OverwriteVector<uint64_t>{0, 1, 1, 3}));
+  EXPECT_EQ(a.params, (procgen::OverwriteVector<float>{1, 3, -2.5f}));
 
   LSystem q = LSystem::fromText("Axiom: F+F\nF --> FF\n");
   EXPECT_FALSE(q.parametric());
@@ -171,7 +171,7 @@ TEST(Parser, AxiomParametricAndNot) {
   // Parameters only in a successor still make the axiom parametric.
   LSystem r = LSystem::fromText("Axiom: A\nA --> B(1)\n");
   EXPECT_TRUE(r.parametric());
-  EXPECT_EQ(r.axiom().param_offsets, (std::vector<uint64_t>{0, 0}));
+  EXPECT_EQ(r.axiom().param_offsets, (procgen::OverwriteVector<uint64_t>{0, 0}));
   LSystem s = LSystem::fromText("Axiom: A\nhomomorphism\nA(x) --> B\n");
   EXPECT_TRUE(s.parametric());
 }
@@ -375,13 +375,13 @@ TEST(ViewFile, CpfgDirectivesAndUnknownOnes) {
 
 TEST(ModuleStringParse, NumericParameters) {
   ModuleString s = parseModuleString("F(1)[+A(2.5, -3e2)]B");
-  EXPECT_EQ(s.symbols, (std::vector<uint8_t>{'F', '[', '+', 'A', ']', 'B'}));
-  EXPECT_EQ(s.param_offsets, (std::vector<uint64_t>{0, 1, 1, 1, 3, 3, 3}));
-  EXPECT_EQ(s.params, (std::vector<float>{1, 2.5f, -300}));
+  EXPECT_EQ(s.symbols, (procgen::OverwriteVector<uint8_t>{'F', '[', '+', 'A', ']', 'B'}));
+  EXPECT_EQ(s.param_offsets, (procgen::OverwriteVector<uint64_t>{0, 1, 1, 1, 3, 3, 3}));
+  EXPECT_EQ(s.params, (procgen::OverwriteVector<float>{1, 2.5f, -300}));
   ModuleString plain = parseModuleString("F+F", false);
   EXPECT_TRUE(plain.param_offsets.empty());
   ModuleString forced = parseModuleString("F+F", true);
-  EXPECT_EQ(forced.param_offsets, (std::vector<uint64_t>{0, 0, 0, 0}));
+  EXPECT_EQ(forced.param_offsets, (procgen::OverwriteVector<uint64_t>{0, 0, 0, 0}));
   EXPECT_EQ(parseModuleString("").size(), 0u);
   // Non-finite values as toText() writes them (std::to_chars spelling).
   ModuleString nf = parseModuleString("A(inf,-inf,nan)");

@@ -54,7 +54,7 @@ std::vector<Config> configs() {
 
 /// Parameters agree bit for bit, except on opencl: its sin, cos, pow ... need
 /// not round like the host's libm (the relative tolerance of parity_test.cpp).
-bool paramsAgree(const std::vector<float>& got, const std::vector<float>& want, Backend backend) {
+bool paramsAgree(const procgen::OverwriteVector<float>& got, const procgen::OverwriteVector<float>& want, Backend backend) {
   if (got.size() != want.size()) return false;
   for (size_t k = 0; k < got.size(); ++k) {
     if (got[k] == want[k] || (std::isnan(got[k]) && std::isnan(want[k]))) continue;
