@@ -692,6 +692,47 @@ TEST(CpuStages, CutMatchesSerial) {
   }
 }
 
+// The D0L fast path copies a whole 32-byte table row per module and lets the
+// copy spill into the next modules' output; chunks written side by side must
+// still come out exact. Successors of 1..40 modules (rows for <= 32, the
+// per-module copy otherwise), chunks around the row width, against a textbook
+// rewriting written here.
+TEST(CpuStages, D0LRewriteMatchesTextbookAcrossChunkBorders) {
+  std::mt19937 rng(21);
+  const std::string letters = "ABCF+-";
+  for (int trial = 0; trial < 12; ++trial) {
+    const int longest = trial % 2 == 0 ? 32 : 40;
+    std::map<char, std::string> rules;
+    std::string text = "Axiom: A\n";
+    for (char c : std::string("ABC")) {
+      std::string succ;
+      const int len = 1 + static_cast<int>(rng() % static_cast<unsigned>(longest));
+      for (int k = 0; k < len; ++k) succ += letters[rng() % letters.size()];
+      rules[c] = succ;
+      text += std::string(1, c) + " --> " + succ + "\n";
+    }
+    const procgen::LSystem l = procgen::LSystem::fromText(text, "d0l.l");
+    const procgen::detail::D0LTable table = procgen::detail::makeD0LTable(l.data(), l.data().productions);
+    ASSERT_TRUE(table.usable);
+    EXPECT_EQ(table.padded.empty(), std::any_of(rules.begin(), rules.end(),
+                                                [](const auto& r) { return r.second.size() > 32; }));
+    std::string in;
+    for (int i = 0; i < 5000; ++i) in += letters[rng() % letters.size()];
+    std::string want;
+    for (char c : in) want += rules.count(c) ? rules[c] : std::string(1, c);
+    const auto* symbols = reinterpret_cast<const uint8_t*>(in.data());
+    for (uint64_t chunk : {31, 32, 33, 34, 65, 100}) {
+      ChunkScope scope(chunk);
+      auto runner = procgen::detail::makeCpuPassRunner(2);
+      const uint64_t total = runner->countD0L(table, symbols, in.size());
+      ASSERT_EQ(total, want.size());
+      std::string got(total, '?');
+      runner->rewriteD0L(table, symbols, in.size(), reinterpret_cast<uint8_t*>(got.data()));
+      ASSERT_EQ(got, want) << "chunk " << chunk << ", longest successor " << longest;
+    }
+  }
+}
+
 TEST(CpuStages, SerialRunnerCutIsCutBranches) {
   std::mt19937 rng(3);
   auto runner = procgen::detail::makeSerialPassRunner();
