@@ -108,6 +108,23 @@ class Deriver {
     if (table.empty()) return false;
     const uint64_t n = s.size();
     if (&table == &data_.productions && d0l_.usable) {
+      // When even the longest possible output fits the budget, count and
+      // rewrite in one pass into room for it (only the pages written are
+      // touched: resize leaves the rest unset); else count first, so that an
+      // over-budget step stops before allocating.
+      const uint64_t bound = n * d0l_.max_length;
+      const uint64_t held = detail::MemoryBudget::bytesOf(s);
+      if (n <= ~uint64_t{0} / d0l_.max_length && budget_.fits(ChunkCount{bound, 0, n}, false, false, held)) {
+        detail::resizeForOverwrite(next_.symbols, bound);
+        // The previous D0L step's growth predicts this one's output.
+        const uint64_t expected = d0l_growth_ > 0 ? static_cast<uint64_t>(static_cast<double>(n) * d0l_growth_) : bound;
+        const uint64_t total =
+            runner_->countRewriteD0L(d0l_, s.symbols.data(), n, next_.symbols.data(), expected);
+        d0l_growth_ = n > 0 ? static_cast<double>(total) / static_cast<double>(n) : 0.0;
+        next_.symbols.resize(total);
+        std::swap(s.symbols, next_.symbols);
+        return true;
+      }
       uint64_t total = runner_->countD0L(d0l_, s.symbols.data(), n);
       budget_.check(ChunkCount{total, 0, n}, false, false, step, detail::MemoryBudget::bytesOf(s));
       detail::resizeForOverwrite(next_.symbols, total);
@@ -160,6 +177,7 @@ class Deriver {
   ModuleString next_;
   std::vector<int32_t> choice_;
   std::vector<int64_t> partner_;
+  double d0l_growth_ = 0.0;  ///< output / input modules of the last one-pass D0L step
 };
 
 }  // namespace

@@ -68,6 +68,7 @@ struct D0LTable {
   static constexpr uint32_t kPaddedRow = 32;
   bool usable = false;
   uint32_t length[PG_SYMBOL_COUNT];            ///< successor length (1 for the identity)
+  uint32_t max_length = 1;                     ///< the longest successor: output <= input * max_length
   std::vector<uint8_t> successor[PG_SYMBOL_COUNT];  ///< empty means identity
   /// Every symbol's successor (itself for the identity) in a row of
   /// kPaddedRow bytes, when every successor has 1 to kPaddedRow modules;
@@ -77,8 +78,10 @@ struct D0LTable {
 };
 D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table);
 uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end);
-void rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end,
-                     uint8_t* out);
+/// Writes the successors of [begin, end) from `out` on; returns the end of
+/// what it wrote.
+uint8_t* rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end,
+                         uint8_t* out);
 
 /// Bracket partners of `s` (match.h convention), from treebox matchBrackets
 /// (serial backend) converted in place.

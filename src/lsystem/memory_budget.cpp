@@ -34,6 +34,20 @@ std::string humanBytes(double bytes) {
 MemoryBudget::MemoryBudget(uint64_t max_modules, uint64_t budget_bytes)
     : max_modules_(max_modules), budget_bytes_(budget_bytes ? budget_bytes : physicalMemoryBytes() / 2) {}
 
+namespace {
+/// Bytes of the next string plus the choice and partner arrays of the pass after it.
+double projectedBytes(const ChunkCount& next, bool parametric, bool has_context) {
+  const double per_module = 1.0 + (parametric ? 8.0 : 0.0) + 4.0 + (has_context ? 8.0 : 0.0);
+  return per_module * static_cast<double>(next.modules) + 4.0 * static_cast<double>(next.params);
+}
+}  // namespace
+
+bool MemoryBudget::fits(const ChunkCount& next, bool parametric, bool has_context, uint64_t current_bytes) const {
+  if (max_modules_ && next.modules > max_modules_) return false;
+  return projectedBytes(next, parametric, has_context) + static_cast<double>(current_bytes) <=
+         static_cast<double>(budget_bytes_);
+}
+
 void MemoryBudget::check(const ChunkCount& next, bool parametric, bool has_context, int step,
                          uint64_t current_bytes) const {
   if (max_modules_ && next.modules > max_modules_) {
@@ -41,10 +55,7 @@ void MemoryBudget::check(const ChunkCount& next, bool parametric, bool has_conte
                         std::to_string(next.modules) + " modules, over --max-modules " +
                         std::to_string(max_modules_) + "; stopped before allocating");
   }
-  // next string + the choice and partner arrays of the pass after it
-  const double per_module = 1.0 + (parametric ? 8.0 : 0.0) + 4.0 + (has_context ? 8.0 : 0.0);
-  const double projected =
-      per_module * static_cast<double>(next.modules) + 4.0 * static_cast<double>(next.params);
+  const double projected = projectedBytes(next, parametric, has_context);
   if (projected + static_cast<double>(current_bytes) > static_cast<double>(budget_bytes_)) {
     throw ResourceError("derivation step " + std::to_string(step) + " would produce " +
                         std::to_string(next.modules) + " modules (" + humanBytes(projected) +

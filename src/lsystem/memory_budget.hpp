@@ -19,6 +19,8 @@ class MemoryBudget {
   /// plus the per-module arrays of the pass after it would not fit beside the
   /// `current_bytes` already held, or would exceed max_modules.
   void check(const ChunkCount& next, bool parametric, bool has_context, int step, uint64_t current_bytes) const;
+  /// Whether check() would pass.
+  bool fits(const ChunkCount& next, bool parametric, bool has_context, uint64_t current_bytes) const;
 
   static uint64_t bytesOf(const ModuleString& s) {
     return s.symbols.size() + 8 * s.param_offsets.size() + 4 * s.params.size();

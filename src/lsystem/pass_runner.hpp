@@ -22,6 +22,18 @@ class PassRunner {
   virtual void rewrite(const RewritePass& pass, const int32_t* choice, ModuleString& out) = 0;
   virtual uint64_t countD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n) = 0;
   virtual void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) = 0;
+  /// Stage count and rewrite of a D0L step in one pass, for an `out` with
+  /// room for n * t.max_length modules; returns the output size.
+  /// `expected_output` estimates it (the runner may choose how to run by it).
+  /// The serial runner writes without counting; the cpu runner counts each
+  /// chunk just before writing it (one parallel pass, no scan between).
+  virtual uint64_t countRewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out,
+                                   uint64_t expected_output) {
+    (void)expected_output;
+    const uint64_t total = countD0L(t, symbols, n);
+    rewriteD0L(t, symbols, n, out);
+    return total;
+  }
   virtual void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) = 0;
 
   /// Runs fn(i) for every i in [0, n): the work lists a driver builds itself,

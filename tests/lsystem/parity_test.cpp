@@ -696,7 +696,7 @@ TEST(CpuStages, CutMatchesSerial) {
 // copy spill into the next modules' output; chunks written side by side must
 // still come out exact. Successors of 1..40 modules (rows for <= 32, the
 // per-module copy otherwise), chunks around the row width, against a textbook
-// rewriting written here.
+// rewriting written here; both the count-then-rewrite and the one-pass forms.
 TEST(CpuStages, D0LRewriteMatchesTextbookAcrossChunkBorders) {
   std::mt19937 rng(21);
   const std::string letters = "ABCF+-";
@@ -729,6 +729,15 @@ TEST(CpuStages, D0LRewriteMatchesTextbookAcrossChunkBorders) {
       std::string got(total, '?');
       runner->rewriteD0L(table, symbols, in.size(), reinterpret_cast<uint8_t*>(got.data()));
       ASSERT_EQ(got, want) << "chunk " << chunk << ", longest successor " << longest;
+      // The one-pass form (each chunk counts, waits for its predecessor's
+      // prefix, writes), into room for the longest possible output.
+      for (int threads : {2, 7}) {
+        auto fused = procgen::detail::makeCpuPassRunner(threads);
+        std::string room(in.size() * table.max_length, '?');
+        const uint64_t size =
+            fused->countRewriteD0L(table, symbols, in.size(), reinterpret_cast<uint8_t*>(room.data()), 0);
+        ASSERT_EQ(room.substr(0, size), want) << "one pass, chunk " << chunk << ", threads " << threads;
+      }
     }
   }
 }

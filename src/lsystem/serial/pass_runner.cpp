@@ -19,6 +19,10 @@ class SerialPassRunner final : public PassRunner {
   void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) override {
     rewriteChunkD0L(t, symbols, 0, n, out);
   }
+  uint64_t countRewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out,
+                           uint64_t /*expected_output*/) override {
+    return rewriteChunkD0L(t, symbols, 0, n, out) - out;
+  }
   void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) override {
     bracketPartnersSerial(symbols, n, partner);
   }

@@ -101,6 +101,7 @@ D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
     if (succ.empty()) succ.push_back(0);  // keep "empty successor" distinct from identity
   }
   t.usable = true;
+  t.max_length = *std::max_element(std::begin(t.length), std::end(t.length));
   const bool rows_fit = std::all_of(std::begin(t.length), std::end(t.length),
                                     [](uint32_t len) { return len >= 1 && len <= D0LTable::kPaddedRow; });
   if (rows_fit) {
@@ -130,8 +131,8 @@ uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin
   return s0 + s1 + s2 + s3;
 }
 
-void rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end,
-                     uint8_t* out) {
+uint8_t* rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end,
+                         uint8_t* out) {
   if (!t.padded.empty()) {
     // A whole row per module: module i's copy spills at most kPaddedRow - 1
     // bytes past its successor, into the outputs of the next kPaddedRow - 1
@@ -156,6 +157,7 @@ void rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, 
       out += len;
     }
   }
+  return out;
 }
 
 void bracketPartnersSerial(const uint8_t* symbols, uint64_t n, int64_t* partner) {
