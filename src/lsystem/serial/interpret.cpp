@@ -30,25 +30,49 @@ class SerialInterpreter {
 
   void run(const ModuleString& s, uint64_t seed) {
     if (max_depth_ == 0) {
-      // Exact sizing: one segment per F or G outside polygons at most.
-      uint64_t draws = 0;
-      for (uint8_t c : s.symbols) draws += (c == 'F') | (c == 'G');
-      reserveLarge(out_.segments, out_.segments.size() + draws);
+      walkPlain(s);
+      return;
     }
     const PgStringView view = stringView(s);
     std::vector<int64_t> partner;
-    if (max_depth_ > 0 && data_.homomorphism.hasContext()) {
+    if (data_.homomorphism.hasContext()) {
       resizeForOverwrite(partner, s.size());
       bracketPartnersSerial(s.symbols.data(), s.size(), partner.data());
     }
     HomomorphismExpander expander(data_, seed, partner.empty() ? nullptr : partner.data());
     expander.walk(view, 0, view.length, 0, relevant_,
-                  [this](uint8_t symbol, const float* params, int32_t nparams) { apply(symbol, params, nparams); });
+                  [this](uint8_t symbol, const float* params, int32_t nparams) { apply(turtle_, symbol, params, nparams); });
+  }
+
+  /// No homomorphism: the string is drawn as it is. The turtle is a local and
+  /// segments go through a raw cursor into storage sized for every F and G,
+  /// so nothing the loop keeps in registers has to be reloaded after a store.
+  void walkPlain(const ModuleString& s) {
+    uint64_t draws = 0;
+    for (uint8_t c : s.symbols) draws += (c == 'F') | (c == 'G');
+    const size_t base = out_.segments.size();
+    reserveLarge(out_.segments, base + draws);
+    out_.segments.resize(base + draws);  // unset (SegmentArray); trimmed to what was drawn below
+    next_segment_ = out_.segments.data() + base;
+    const PgStringView view = stringView(s);
+    PgTurtle t = turtle_;
+    for (uint64_t i = 0; i < view.length; ++i) {
+      const uint8_t symbol = view.symbols[i];
+      if (!relevant_[symbol]) continue;
+      const int32_t nparams = pgParamCount(&view, i);
+      apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams);
+    }
+    turtle_ = t;
+    out_.segments.resize(static_cast<size_t>(next_segment_ - out_.segments.data()));
+    next_segment_ = nullptr;
   }
 
   // Sink of applyModule: geometry appended to out_ as it is drawn.
   bool inPolygon() const { return !polygon_starts_.empty(); }
-  void segment(const float* prev, const PgTurtle& t) { out_.segments.push_back(makeSegment(prev, t, instance_)); }
+  void segment(const float* prev, const PgTurtle& t) {
+    if (next_segment_) *next_segment_++ = makeSegment(prev, t, instance_);
+    else out_.segments.push_back(makeSegment(prev, t, instance_));
+  }
   void vertex(const PgTurtle& t) { polygon_vertices_.push_back({t.pos[0], t.pos[1], t.pos[2]}); }
   void beginPolygon() { polygon_starts_.push_back(polygon_vertices_.size()); }
   void endPolygon(const PgTurtle& t) {
@@ -66,15 +90,17 @@ class SerialInterpreter {
   }
 
  private:
-  void apply(uint8_t symbol, const float* params, int32_t nparams) {
-    switch (applyModule(turtle_, view_, symbol, params, nparams, *this)) {
+  // Inlined into walkPlain's loop so the turtle can live in registers (as a
+  // call, it costs 10-30 % of the whole interpretation).
+  [[gnu::always_inline]] void apply(PgTurtle& t, uint8_t symbol, const float* params, int32_t nparams) {
+    switch (applyModule(t, view_, symbol, params, nparams, *this)) {
       case PG_TURTLE_PUSH:
-        stack_.push_back(turtle_);
-        turtle_.depth += 1;
+        stack_.push_back(t);
+        t.depth += 1;
         break;
       case PG_TURTLE_POP:
         if (!stack_.empty()) {
-          turtle_ = stack_.back();
+          t = stack_.back();
           stack_.pop_back();
         }
         break;
@@ -90,6 +116,7 @@ class SerialInterpreter {
   PgTurtle turtle_{};
   bool relevant_[PG_SYMBOL_COUNT] = {};
   std::vector<PgTurtle> stack_;
+  Segment* next_segment_ = nullptr;  ///< walkPlain's output cursor (null: append)
   std::vector<size_t> polygon_starts_;
   std::vector<Vec3> polygon_vertices_;
 };
