@@ -285,15 +285,34 @@ class CpuInterpreter {
 
   // -- 2a. non-branching: matrix accumulation, scan, geometry generation -----
   void interpretLinear(const PgStringView& s) {
+    // Chunk 0 starts from the real state, so it needs neither a local frame
+    // nor the mapping pass: make it about 1/threads of the work (modules plus
+    // segments written) and let the other threads share the rest in chunks of
+    // kBlocksPerChunk blocks. The mapping pass then touches (threads-1)/threads
+    // of the geometry instead of all of it; with one thread nothing is mapped.
     const uint64_t bpc = cpuChunkOverride() ? 1 : kBlocksPerChunk;
-    ChunkPlan chunks;
-    chunks.n = block_plan_.count;
-    chunks.size = bpc;
-    chunks.count = (block_plan_.count + bpc - 1) / bpc;
+    auto blockCost = [&](uint64_t b) {
+      return (block_plan_.end(b) - block_plan_.begin(b)) + 2 * blocks_[b].count.segment;
+    };
+    uint64_t total_cost = 0;
+    for (uint64_t b = 0; b < block_plan_.count; ++b) total_cost += blockCost(b);
+    const uint64_t front_cost = total_cost / static_cast<uint64_t>(exec_.threads());
+    std::vector<uint64_t> first_block{0};  // chunk c = blocks [first_block[c], first_block[c + 1])
+    uint64_t b = 0;
+    for (uint64_t cost = 0; b < block_plan_.count && (b == 0 || cost < front_cost); ++b) cost += blockCost(b);
+    first_block.push_back(b);
+    while (b < block_plan_.count) {
+      b = std::min(block_plan_.count, b + bpc);
+      first_block.push_back(b);
+    }
+    ChunkPlan chunks;  // an index space over the chunks above
+    chunks.count = first_block.size() - 1;
+    chunks.n = chunks.count;
+    chunks.size = 1;
     std::vector<LocalTransform> local(chunks.count);
     auto range = [&](uint64_t c) {
-      return std::pair<uint64_t, uint64_t>{block_plan_.begin(chunks.begin(c)),
-                                           block_plan_.end(chunks.end(c) - 1)};
+      return std::pair<uint64_t, uint64_t>{block_plan_.begin(first_block[c]),
+                                           block_plan_.end(first_block[c + 1] - 1)};
     };
     exec_.forEachChunk(chunks, [&](uint64_t c) {
       LocalTransform& L = local[c];
@@ -308,7 +327,7 @@ class CpuInterpreter {
           t.u[k] = e[2][k];
         }
       }
-      EmitCursor cur = blocks_[chunks.begin(c)].start;
+      EmitCursor cur = blocks_[first_block[c]].start;
       const auto [begin, end] = range(c);
       for (uint64_t i = begin; i < end; ++i) {
         const uint8_t x = s.symbols[i];
@@ -341,8 +360,8 @@ class CpuInterpreter {
       if (c == 0) return;
       const PgTurtle& S = start[c];
       const LocalTransform& L = local[c];
-      const EmitCursor first = blocks_[chunks.begin(c)].start;
-      const uint64_t last_block = chunks.end(c) - 1;
+      const EmitCursor first = blocks_[first_block[c]].start;
+      const uint64_t last_block = first_block[c + 1] - 1;
       const EmitCursor& lb = blocks_[last_block].start;
       const EmitCursor& lc = blocks_[last_block].count;
       const uint64_t seg_end = lb.segment + lc.segment, rec_end = lb.record + lc.record,
