@@ -75,10 +75,8 @@ inline void countAction(int action, EmitCursor& c) {
 /// only move); '{' opens a polygon, '}' closes the innermost open one. Push and
 /// pop are returned to the caller, which owns the branch stack.
 /// Sink: bool inPolygon(); segment(prev, t); vertex(t); beginPolygon(); endPolygon(t).
-/// Always inlined: it runs once per module, and as a call the turtle it
-/// updates cannot stay in registers.
 template <typename Sink>
-[[gnu::always_inline]] inline int applyModule(PgTurtle& t, const PgTurtleView& view, uint8_t symbol, const float* params,
+inline int applyModule(PgTurtle& t, const PgTurtleView& view, uint8_t symbol, const float* params,
                        int32_t nparams, Sink& sink) {
   const float prev[3] = {t.pos[0], t.pos[1], t.pos[2]};
   const int action = pgTurtleApply(&t, symbol, params, nparams, &view);
