@@ -577,6 +577,41 @@ TEST_P(Parity, RandomTurtleStringsInterpretIdentically) {
   }
 }
 
+/// A polygon open across many count blocks, then plain drawing: the blocks
+/// between '{' and '}' hold nothing but turtle moves, and the one holding '}'
+/// has no other special symbol, so every way the count pass can skip a block
+/// as "plain" is exercised at block borders.
+TEST_P(Parity, LongPolygonsAcrossBlocksInterpretIdentically) {
+  const procgen::LSystem lsystem = procgen::LSystem::fromText("Axiom: F\n");
+  for (const uint64_t inside : {uint64_t{4}, uint64_t{2500}, uint64_t{9000}}) {
+    ModuleString s;
+    s.clear(true);
+    auto add = [&](uint8_t c) {
+      s.symbols.push_back(c);
+      s.param_offsets.push_back(s.params.size());
+    };
+    add('F');
+    add('{');
+    for (uint64_t i = 0; i < inside; ++i) {
+      add(i % 3 == 2 ? 'G' : 'F');
+      add('+');
+    }
+    add('}');
+    for (uint64_t i = 0; i < 5000; ++i) {
+      add(i % 4 == 0 ? 'G' : 'F');
+      add('-');
+    }
+    SCOPED_TRACE("inside=" + std::to_string(inside));
+    procgen::ViewSettings view;
+    view.angle_deg = 0.5f;
+    const procgen::Geometry want = interpretWith(lsystem, s, view, 1, serialExecution());
+    ASSERT_EQ(want.polygonCount(), 1u);
+    ChunkScope chunks(GetParam().chunk);
+    const procgen::Geometry got = interpretWith(lsystem, s, view, 1, execution());
+    ASSERT_EQ(compareGeometry(got, want, false, s.size()), "");
+  }
+}
+
 TEST_P(Parity, HomomorphismIsAppliedIdentically) {
   // Context-sensitive, parametric and random homomorphism successors, two
   // levels deep, over random strings of A(x), B and turtle commands.
