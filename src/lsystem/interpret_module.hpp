@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "lsystem/emit.h"
@@ -43,6 +44,37 @@ struct TurtleActions {
     }
   }
 };
+
+/// Counts 'F' and 'G' in [p, p + n) (the symbols that draw a segment outside
+/// polygons: an exact upper bound on the segments) and sets *special when any
+/// of '[', ']', '$', '{', '}' occurs, 16 modules at a time (GCC/Clang vector
+/// extensions, so the same source builds on any target). The serial
+/// interpreter sizes its output with it; the cpu count pass needs no
+/// per-module walk for a block without special symbols.
+inline uint64_t countDrawSymbols(const uint8_t* p, uint64_t n, bool* special) {
+  typedef int8_t V __attribute__((vector_size(16)));
+  uint64_t draws = 0, i = 0;
+  V any = {};
+  while (i + 16 <= n) {
+    V acc = {};  // per-lane counts, flushed before they can overflow
+    for (int k = 0; k < 120 && i + 16 <= n; ++k, i += 16) {
+      V v;
+      std::memcpy(&v, p + i, 16);
+      acc -= (v == 'F') | (v == 'G');
+      any |= (v == '[') | (v == ']') | (v == '$') | (v == '{') | (v == '}');
+    }
+    for (int lane = 0; lane < 16; ++lane) draws += static_cast<uint8_t>(acc[lane]);
+  }
+  bool found = false;
+  for (int lane = 0; lane < 16; ++lane) found |= any[lane] != 0;
+  for (; i < n; ++i) {
+    const uint8_t x = p[i];
+    draws += x == 'F' || x == 'G';
+    found |= x == '[' || x == ']' || x == '$' || x == '{' || x == '}';
+  }
+  *special = found;
+  return draws;
+}
 
 /// Output position of the walk: next segment, polygon-vertex record and
 /// polygon close, and the polygon nesting depth ('{' pushes, '}' pops when

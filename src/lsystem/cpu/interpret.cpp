@@ -33,7 +33,6 @@
 #include "lsystem/cpu/interpret.hpp"
 
 #include <cassert>
-#include <cstring>
 #include <vector>
 
 #include "lsystem/cpu/executor.hpp"
@@ -50,37 +49,6 @@ constexpr uint64_t kBlocksPerChunk = 8;
 constexpr uint64_t kSpawnBranch = 8192;
 /// Input modules per chunk of the homomorphism expansion.
 constexpr uint64_t kExpandChunk = uint64_t{1} << 14;
-
-/// Scans a block 16 modules at a time: the number of 'F' and 'G' (the symbols
-/// that draw a segment outside polygons) and whether any of '[', ']', '$',
-/// '{', '}' occurs (then the block needs the full per-module count).
-/// Non-branching strings are nothing but such blocks: 16 compares at once
-/// instead of two table lookups and a branch per module (GCC/Clang vector
-/// extensions, so the same source builds on any target).
-inline uint64_t countPlainBlock(const uint8_t* p, uint64_t n, bool* special) {
-  typedef int8_t V __attribute__((vector_size(16)));
-  uint64_t draws = 0, i = 0;
-  V any = {};
-  while (i + 16 <= n) {
-    V acc = {};  // per-lane counts, flushed before they can overflow
-    for (int k = 0; k < 120 && i + 16 <= n; ++k, i += 16) {
-      V v;
-      std::memcpy(&v, p + i, 16);
-      acc -= (v == 'F') | (v == 'G');
-      any |= (v == '[') | (v == ']') | (v == '$') | (v == '{') | (v == '}');
-    }
-    for (int lane = 0; lane < 16; ++lane) draws += static_cast<uint8_t>(acc[lane]);
-  }
-  bool found = false;
-  for (int lane = 0; lane < 16; ++lane) found |= any[lane] != 0;
-  for (; i < n; ++i) {
-    const uint8_t x = p[i];
-    draws += x == 'F' || x == 'G';
-    found |= x == '[' || x == ']' || x == '$' || x == '{' || x == '}';
-  }
-  *special = found;
-  return draws;
-}
 
 /// d -> max(d + add, floor): the effect of a run of '{' / '}' on the polygon
 /// depth ('}' at depth 0 does nothing). Composes associatively.
@@ -141,9 +109,10 @@ class CpuInterpreter {
     action_ = actions.action;
     for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
       const int a = action_[c];
-      draws_[c] = a == PG_TURTLE_DRAW || a == PG_TURTLE_DRAW_SILENT;
-      assert(draws_[c] == (c == 'F' || c == 'G'));  // countPlainBlock's symbols
       special_[c] = c == '[' || c == ']' || c == '$' || a == PG_TURTLE_POLYGON_BEGIN || a == PG_TURTLE_POLYGON_END;
+      // countDrawSymbols names the drawing and special symbols.
+      assert((a == PG_TURTLE_DRAW || a == PG_TURTLE_DRAW_SILENT) == (c == 'F' || c == 'G'));
+      assert(special_[c] == (c == '[' || c == ']' || c == '$' || c == '{' || c == '}'));
     }
     count(s);
     if (s.length == 0) return;
@@ -244,16 +213,14 @@ class CpuInterpreter {
     // Pass A: flags, the polygon map, and the counts at polygon depth 0.
     exec_.forEachChunk(block_plan_, [&](uint64_t b) {
       Block& blk = blocks_[b];
-      EmitCursor c;
+      // The segments at polygon depth 0 (recounted below when there are
+      // polygons); only blocks with a special symbol need the walk.
       bool special = false;
-      c.segment = countPlainBlock(sym + block_plan_.begin(b), block_plan_.end(b) - block_plan_.begin(b), &special);
-      blk.count = c;
+      blk.count.segment =
+          countDrawSymbols(sym + block_plan_.begin(b), block_plan_.end(b) - block_plan_.begin(b), &special);
       if (!special) return;
-      // Most modules only add to the segment count: one table lookup each.
-      uint64_t segments = 0;
       for (uint64_t i = block_plan_.begin(b), e = block_plan_.end(b); i < e; ++i) {
         const uint8_t x = sym[i];
-        segments += draws_[x];
         if (!special_[x]) continue;
         if (x == '[') {
           blk.brackets = true;
@@ -272,8 +239,6 @@ class CpuInterpreter {
           blk.polygon = blk.polygon.then(PolygonMap{-1, 0});
         }
       }
-      c.segment = segments;  // at polygon depth 0 (recounted below when there are polygons)
-      blk.count = c;
     });
     has_polygons_ = false;
     for (const Block& b : blocks_) has_polygons_ |= b.polygons;
@@ -550,7 +515,6 @@ class CpuInterpreter {
   PgTurtle initial_{};
   bool acts_[PG_SYMBOL_COUNT] = {};
   const uint8_t* action_ = nullptr;
-  uint8_t draws_[PG_SYMBOL_COUNT] = {};    ///< F and G: one segment outside polygons
   bool special_[PG_SYMBOL_COUNT] = {};     ///< brackets, '$', '{', '}'
 
   ModuleString expanded_;

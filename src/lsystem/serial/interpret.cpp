@@ -50,8 +50,8 @@ class SerialInterpreter {
   /// Flattened (everything it calls inlined into its loop): as a call per
   /// module the turtle lived in memory, 10-30 % of the whole interpretation.
   [[gnu::flatten]] void walkPlain(const ModuleString& s) {
-    uint64_t draws = 0;
-    for (uint8_t c : s.symbols) draws += (c == 'F') | (c == 'G');
+    bool special = false;
+    const uint64_t draws = countDrawSymbols(s.symbols.data(), s.size(), &special);
     const size_t base = out_.segments.size();
     reserveLarge(out_.segments, base + draws);
     out_.segments.resize(base + draws);  // unset (SegmentArray); trimmed to what was drawn below
@@ -64,7 +64,6 @@ class SerialInterpreter {
       const int32_t nparams = pgParamCount(&view, i);
       apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams);
     }
-    turtle_ = t;
     out_.segments.resize(static_cast<size_t>(next_segment_ - out_.segments.data()));
     next_segment_ = nullptr;
   }
