@@ -65,6 +65,13 @@ TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
   const std::string js = slurp(json);
   EXPECT_NE(js.find("\"modules_total\": " + std::to_string(stats.modules_total)), std::string::npos) << js;
   EXPECT_NE(js.find("\"label\": \"serial\""), std::string::npos) << js;
+  // Speedups per column against serial: none for serial itself.
+  EXPECT_NE(js.find("\"derive_speedup\": [null"), std::string::npos) << js;
+  EXPECT_NE(js.find("\"interpret_speedup\": [null"), std::string::npos) << js;
+  if (procgen::backendAvailable(procgen::Backend::kCpu)) {
+    EXPECT_NE(js.find("\"interpret_speedup\": [null, {\"median\": "), std::string::npos) << js;
+    EXPECT_NE(table.find("× ("), std::string::npos) << table;  // the interquartile range
+  }
 }
 
 // By default the table has an opencl column named after the device (issue 5)

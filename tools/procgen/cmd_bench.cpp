@@ -2,8 +2,9 @@
 // For each model, derivation and interpretation are timed separately on the
 // serial backend and on every other requested backend × thread count; each
 // figure is the median of --repeat runs, measured side by side in one process
-// with the columns taking turns in every round, so the ratios are meaningful
-// on a shared machine. Interpretation always reads the same (serially
+// with the columns taking turns in every round, and every speedup is the median
+// of the per-round ratios (bench_stats.hpp), so the ratios are meaningful on a
+// shared machine whose speed drifts. Interpretation always reads the same (serially
 // derived) string. The opencl column is one column (the device sets its own
 // parallelism), labelled with the device name — on PoCL a CPU figure; it is
 // part of the default backends when a device exists.
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_stats.hpp"
 #include "cli.hpp"
 #include "procgen/lsystem.hpp"
 #include "procgen/opencl.hpp"
@@ -49,31 +51,32 @@ struct Column {
   std::string device;  ///< opencl: the device name
 };
 
+/// One stage of one model: every column's runs, round by round.
+struct StageTimes {
+  std::vector<double> ms;                 ///< per column: median ms; < 0 when the backend failed
+  std::vector<std::vector<double>> runs;  ///< per column: ms of round 0, 1, ... (empty when failed)
+  /// Column k (> 0) against serial (column 0), round by round.
+  Speedup speedup(size_t k) const { return ms[k] < 0 ? Speedup{} : pairedSpeedup(runs[0], runs[k]); }
+};
+
 struct Row {
   std::string model;
   int iterations = 0;
   uint64_t modules = 0;
   uint64_t modules_total = 0;
-  std::vector<double> derive_ms;     // per column; < 0 when the backend failed
-  std::vector<double> interpret_ms;  // per column
-  std::string failure;               // first failure message, if any
+  StageTimes derive;
+  StageTimes interpret;
+  std::string failure;  // first failure message, if any
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/// Median wall time of `repeat` runs of run(column) for every column, after
+/// Wall times of `repeat` runs of run(column) for every column, after
 /// one untimed warm-up run per column (page faults, caches and lazily created
 /// thread pools are not part of the figures). The columns take turns within
 /// every round, so load from elsewhere on a shared machine falls on all of
 /// them alike and the ratios stay meaningful. A column whose run throws an
 /// Error gets -1 and the first message goes to `failure`.
 template <typename Run>
-std::vector<double> medianMsPerColumn(const std::vector<Column>& columns, int repeat, std::string& failure,
-                                      Run&& run) {
+StageTimes timeColumns(const std::vector<Column>& columns, int repeat, std::string& failure, Run&& run) {
   const size_t n = columns.size();
   std::vector<bool> failed(n, false);
   std::vector<std::vector<double>> ms(n);
@@ -92,9 +95,14 @@ std::vector<double> medianMsPerColumn(const std::vector<Column>& columns, int re
   for (size_t c = 0; c < n; ++c) attempt(c, false);
   for (int r = 0; r < repeat; ++r)
     for (size_t c = 0; c < n; ++c) attempt(c, true);
-  std::vector<double> out(n, -1.0);
-  for (size_t c = 0; c < n; ++c)
-    if (!failed[c] && !ms[c].empty()) out[c] = median(std::move(ms[c]));
+  StageTimes out;
+  out.ms.assign(n, -1.0);
+  out.runs.resize(n);
+  for (size_t c = 0; c < n; ++c) {
+    if (failed[c] || ms[c].empty()) continue;
+    out.ms[c] = median(ms[c]);
+    out.runs[c] = std::move(ms[c]);
+  }
   return out;
 }
 
@@ -153,13 +161,13 @@ Row benchScene(const fs::path& file, const std::vector<Column>& columns, int rep
     row.modules_total += st.modules_total;
   }
   row.modules = derived.string.size();
-  row.derive_ms = medianMsPerColumn(columns, repeat, row.failure, [&](const Column& c) {
+  row.derive = timeColumns(columns, repeat, row.failure, [&](const Column& c) {
     DeriveOptions dopt;
     dopt.execution = c.execution;
     (void)deriveScene(scene, dopt);
   });
-  row.interpret_ms = medianMsPerColumn(columns, repeat, row.failure,
-                                       [&](const Column& c) { (void)interpretScene(scene, derived, c.execution); });
+  row.interpret = timeColumns(columns, repeat, row.failure,
+                              [&](const Column& c) { (void)interpretScene(scene, derived, c.execution); });
   return row;
 }
 
@@ -173,12 +181,12 @@ Row benchModel(const fs::path& file, const std::vector<Column>& columns, int rep
   row.iterations = stats.iterations;
   row.modules = stats.modules;
   row.modules_total = stats.modules_total;
-  row.derive_ms = medianMsPerColumn(columns, repeat, row.failure, [&](const Column& c) {
+  row.derive = timeColumns(columns, repeat, row.failure, [&](const Column& c) {
     DeriveOptions dopt;
     dopt.execution = c.execution;
     (void)derive(lsystem, dopt);
   });
-  row.interpret_ms = medianMsPerColumn(columns, repeat, row.failure, [&](const Column& c) {
+  row.interpret = timeColumns(columns, repeat, row.failure, [&](const Column& c) {
     InterpretOptions iopt;
     iopt.view = lsystem.view();
     iopt.execution = c.execution;
@@ -194,23 +202,32 @@ std::string cell(double ms) {
   return buf;
 }
 
-/// Markdown table: one line per model and stage; speedup and modules/µs are
-/// those of the fastest non-serial column against serial.
+/// Markdown table: one line per model and stage. "best speedup" is the largest
+/// paired speedup of a non-serial column over serial (median of the per-round
+/// ratios, interquartile range in parentheses); "modules/µs best" is that
+/// column's throughput at its median time.
 std::string formatTable(const std::vector<Row>& rows, const std::vector<Column>& columns) {
   std::ostringstream t;
   t << "| model | n | modules | stage |";
   for (const Column& c : columns) t << ' ' << c.label << " ms |";
-  t << " best speedup | modules/µs serial | modules/µs best |\n|---|---:|---:|---|";
+  t << " best speedup (IQR) | modules/µs serial | modules/µs best |\n|---|---:|---:|---|";
   for (size_t k = 0; k < columns.size(); ++k) t << "---:|";
   t << "---:|---:|---:|\n";
   for (const Row& r : rows) {
     for (int stage = 0; stage < 2; ++stage) {
-      const std::vector<double>& ms = stage == 0 ? r.derive_ms : r.interpret_ms;
+      const StageTimes& st = stage == 0 ? r.derive : r.interpret;
+      const std::vector<double>& ms = st.ms;
       // Paper Table 2: derivation throughput counts every step's output, interpretation the final string.
       const double work = static_cast<double>(stage == 0 ? r.modules_total : r.modules);
-      double best = -1;  // fastest non-serial column
-      for (size_t k = 1; k < ms.size(); ++k)
-        if (ms[k] >= 0 && (best < 0 || ms[k] < best)) best = ms[k];
+      Speedup speedup;  // of the best non-serial column
+      double best = -1;  // its median ms
+      for (size_t k = 1; k < ms.size(); ++k) {
+        const Speedup s = st.speedup(k);
+        if (s.valid() && (!speedup.valid() || s.median > speedup.median)) {
+          speedup = s;
+          best = ms[k];
+        }
+      }
       t << "| " << r.model << " | " << r.iterations << " | " << r.modules << " | "
         << (stage == 0 ? "derive" : "interpret") << " |";
       for (double v : ms) t << ' ' << cell(v) << " |";
@@ -219,7 +236,7 @@ std::string formatTable(const std::vector<Row>& rows, const std::vector<Column>&
         std::snprintf(buf, sizeof(buf), fmt, v);
         return std::string(buf);
       };
-      t << ' ' << (ms[0] > 0 && best > 0 ? fixed("%.2f×", ms[0] / best) : "-") << " | "
+      t << ' ' << (speedup.valid() ? fixed("%.2f×", speedup.median) + fixed(" (%.2f", speedup.q1) + fixed("–%.2f)", speedup.q3) : "-") << " | "
         << (ms[0] > 0 ? fixed("%.1f", work / (ms[0] * 1e3)) : "-") << " | "
         << (best > 0 ? fixed("%.1f", work / (best * 1e3)) : "-") << " |\n";
     }
@@ -239,12 +256,23 @@ std::string formatJson(const std::vector<Row>& rows, const std::vector<Column>& 
   for (size_t r = 0; r < rows.size(); ++r) {
     const Row& row = rows[r];
     j << (r ? ",\n  " : "\n  ") << "{\"model\": \"" << row.model << "\", \"iterations\": " << row.iterations
-      << ", \"modules\": " << row.modules << ", \"modules_total\": " << row.modules_total
-      << ", \"derive_ms\": [";
-    for (size_t k = 0; k < row.derive_ms.size(); ++k) j << (k ? ", " : "") << row.derive_ms[k];
-    j << "], \"interpret_ms\": [";
-    for (size_t k = 0; k < row.interpret_ms.size(); ++k) j << (k ? ", " : "") << row.interpret_ms[k];
-    j << "]}";
+      << ", \"modules\": " << row.modules << ", \"modules_total\": " << row.modules_total;
+    for (int stage = 0; stage < 2; ++stage) {
+      const StageTimes& st = stage == 0 ? row.derive : row.interpret;
+      const char* name = stage == 0 ? "derive" : "interpret";
+      j << ", \"" << name << "_ms\": [";
+      for (size_t k = 0; k < st.ms.size(); ++k) j << (k ? ", " : "") << st.ms[k];
+      // Per column, against serial: {median, q1, q3} of the per-round ratios (null: serial or failed).
+      j << "], \"" << name << "_speedup\": [";
+      for (size_t k = 0; k < st.ms.size(); ++k) {
+        const Speedup s = k == 0 ? Speedup{} : st.speedup(k);
+        j << (k ? ", " : "");
+        if (s.valid()) j << "{\"median\": " << s.median << ", \"q1\": " << s.q1 << ", \"q3\": " << s.q3 << "}";
+        else j << "null";
+      }
+      j << "]";
+    }
+    j << "}";
   }
   j << "\n]}\n";
   return j.str();
@@ -275,7 +303,9 @@ void runBenchLsystem(const BenchOptions& o) {
     if (!rows.back().failure.empty())
       std::fprintf(stderr, "warning: %s: %s\n", rows.back().model.c_str(), rows.back().failure.c_str());
   }
-  std::printf("Median of %d runs per cell (%s); hardware threads: %d.\n\n%s", o.repeat,
+  std::printf("Median of %d runs per cell (%s); speedups are medians of the per-round ratios "
+              "against serial; hardware threads: %d.\n\n%s",
+              o.repeat,
               o.fresh_memory ? "fresh memory: first-touch page faults included" : "memory reused between runs",
               effectiveThreads(Execution{Backend::kCpu, 0}), formatTable(rows, columns).c_str());
   if (!o.json.empty()) writeTextOutput(o.json, formatJson(rows, columns));
