@@ -79,4 +79,19 @@ inline PgStringView stringView(const ModuleString& s) {
   return v;
 }
 
+/// Appends `src` to `dst` (the combined string of a multi-L-system scene, §6).
+/// With `parametric`, `dst` keeps one parameter offset per module plus the end
+/// offset, and the offsets of `src` (none when it has no parameters) are
+/// shifted by the parameters already in `dst`.
+inline void appendModules(ModuleString& dst, const ModuleString& src, bool parametric) {
+  const uint64_t p0 = dst.params.size();
+  dst.symbols.insert(dst.symbols.end(), src.symbols.begin(), src.symbols.end());
+  if (!parametric) return;
+  dst.param_offsets.pop_back();
+  for (uint64_t i = 0; i < src.size(); ++i)
+    dst.param_offsets.push_back(p0 + (src.param_offsets.empty() ? 0 : src.param_offsets[i]));
+  dst.params.insert(dst.params.end(), src.params.begin(), src.params.end());
+  dst.param_offsets.push_back(dst.params.size());
+}
+
 }  // namespace procgen::detail

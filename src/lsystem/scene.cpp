@@ -91,7 +91,7 @@ class SceneDeriver {
     begin_.assign(n + 1, 0);
     for (size_t k = 0; k < n; ++k) {
       begin_[k] = cur.size();
-      append(cur, slots_[k].data->axiom);
+      detail::appendModules(cur, slots_[k].data->axiom, parametric_);
     }
     begin_[n] = cur.size();
 
@@ -123,17 +123,6 @@ class SceneDeriver {
   }
 
  private:
-  void append(ModuleString& dst, const ModuleString& src) const {
-    const uint64_t p0 = dst.params.size();
-    dst.symbols.insert(dst.symbols.end(), src.symbols.begin(), src.symbols.end());
-    if (!parametric_) return;
-    dst.param_offsets.pop_back();
-    for (uint64_t i = 0; i < src.size(); ++i)
-      dst.param_offsets.push_back(p0 + (src.param_offsets.empty() ? 0 : src.param_offsets[i]));
-    dst.params.insert(dst.params.end(), src.params.begin(), src.params.end());
-    dst.param_offsets.push_back(dst.params.size());
-  }
-
   /// Segment k of `s` as a string of its own (parameter offsets stay absolute).
   PgStringView segment(const ModuleString& s, size_t k) const {
     PgStringView v = detail::stringView(s);
@@ -298,7 +287,7 @@ class SceneDeriver {
       ModuleString seg = slice(s, k);
       if (active(slots_[k])) runner_->cut(seg);
       begin[k] = rebuilt.size();
-      append(rebuilt, seg);
+      detail::appendModules(rebuilt, seg, parametric_);
     }
     begin[n] = rebuilt.size();
     begin_ = std::move(begin);

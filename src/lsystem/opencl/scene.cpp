@@ -179,15 +179,7 @@ class DeviceSceneDeriver {
     begin_.assign(n + 1, 0);
     for (size_t k = 0; k < n; ++k) {
       begin_[k] = axioms.size();
-      const ModuleString& src = slots_[k].data->axiom;
-      const uint64_t p0 = axioms.params.size();
-      axioms.symbols.insert(axioms.symbols.end(), src.symbols.begin(), src.symbols.end());
-      if (!parametric_) continue;
-      axioms.param_offsets.pop_back();
-      for (uint64_t i = 0; i < src.size(); ++i)
-        axioms.param_offsets.push_back(p0 + (src.param_offsets.empty() ? 0 : src.param_offsets[i]));
-      axioms.params.insert(axioms.params.end(), src.params.begin(), src.params.end());
-      axioms.param_offsets.push_back(axioms.params.size());
+      appendModules(axioms, slots_[k].data->axiom, parametric_);
     }
     begin_[n] = axioms.size();
     strings_.restart();
