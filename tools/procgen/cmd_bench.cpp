@@ -53,10 +53,11 @@ struct Column {
 
 /// One stage of one model: every column's runs, round by round.
 struct StageTimes {
-  std::vector<double> ms;                 ///< per column: median ms; < 0 when the backend failed
-  std::vector<std::vector<double>> runs;  ///< per column: ms of round 0, 1, ... (empty when failed)
-  /// Column k (> 0) against serial (column 0), round by round.
-  Speedup speedup(size_t k) const { return ms[k] < 0 ? Speedup{} : pairedSpeedup(runs[0], runs[k]); }
+  std::vector<std::vector<double>> runs;  ///< per column: ms of round 0, 1, ... (empty when it failed)
+  /// Median ms of column k; -1 when it failed.
+  double medianMs(size_t k) const { return runs[k].empty() ? -1.0 : median(runs[k]); }
+  /// Column k (> 0) against serial (column 0), round by round; invalid when either failed.
+  Speedup speedup(size_t k) const { return pairedSpeedup(runs[0], runs[k]); }
 };
 
 struct Row {
@@ -96,13 +97,9 @@ StageTimes timeColumns(const std::vector<Column>& columns, int repeat, std::stri
   for (int r = 0; r < repeat; ++r)
     for (size_t c = 0; c < n; ++c) attempt(c, true);
   StageTimes out;
-  out.ms.assign(n, -1.0);
   out.runs.resize(n);
-  for (size_t c = 0; c < n; ++c) {
-    if (failed[c] || ms[c].empty()) continue;
-    out.ms[c] = median(ms[c]);
-    out.runs[c] = std::move(ms[c]);
-  }
+  for (size_t c = 0; c < n; ++c)
+    if (!failed[c]) out.runs[c] = std::move(ms[c]);
   return out;
 }
 
@@ -216,7 +213,8 @@ std::string formatTable(const std::vector<Row>& rows, const std::vector<Column>&
   for (const Row& r : rows) {
     for (int stage = 0; stage < 2; ++stage) {
       const StageTimes& st = stage == 0 ? r.derive : r.interpret;
-      const std::vector<double>& ms = st.ms;
+      std::vector<double> ms(st.runs.size());
+      for (size_t k = 0; k < ms.size(); ++k) ms[k] = st.medianMs(k);
       // Paper Table 2: derivation throughput counts every step's output, interpretation the final string.
       const double work = static_cast<double>(stage == 0 ? r.modules_total : r.modules);
       Speedup speedup;  // of the best non-serial column
@@ -261,10 +259,10 @@ std::string formatJson(const std::vector<Row>& rows, const std::vector<Column>& 
       const StageTimes& st = stage == 0 ? row.derive : row.interpret;
       const char* name = stage == 0 ? "derive" : "interpret";
       j << ", \"" << name << "_ms\": [";
-      for (size_t k = 0; k < st.ms.size(); ++k) j << (k ? ", " : "") << st.ms[k];
+      for (size_t k = 0; k < st.runs.size(); ++k) j << (k ? ", " : "") << st.medianMs(k);
       // Per column, against serial: {median, q1, q3} of the per-round ratios (null: serial or failed).
       j << "], \"" << name << "_speedup\": [";
-      for (size_t k = 0; k < st.ms.size(); ++k) {
+      for (size_t k = 0; k < st.runs.size(); ++k) {
         const Speedup s = k == 0 ? Speedup{} : st.speedup(k);
         j << (k ? ", " : "");
         if (s.valid()) j << "{\"median\": " << s.median << ", \"q1\": " << s.q1 << ", \"q3\": " << s.q3 << "}";
