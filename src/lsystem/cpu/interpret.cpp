@@ -7,7 +7,8 @@
 //     closes, which depend only on the symbols and the polygon depth (a
 //     max-plus scan of '{' / '}' over blocks when the string has polygons);
 //     an exclusive scan gives every block its output offsets, so geometry is
-//     written in place and lands in serial order;
+//     written in place and lands in serial order; the same pass records each
+//     block's unmatched brackets (block_brackets.hpp);
 //  2a. non-branching strings (§5.2.1), when every command is a linear map of
 //     the turtle frame (no tropism, no '$'): *matrix accumulation* — each chunk
 //     walks from the identity frame, writing geometry in chunk-local
@@ -35,6 +36,7 @@
 #include <cassert>
 #include <vector>
 
+#include "lsystem/cpu/block_brackets.hpp"
 #include "lsystem/cpu/executor.hpp"
 #include "lsystem/interpret_module.hpp"
 
@@ -219,7 +221,17 @@ class CpuInterpreter {
       blk.count.segment =
           countDrawSymbols(sym + block_plan_.begin(b), block_plan_.end(b) - block_plan_.begin(b), &special);
       if (!special) return;
-      for (uint64_t i = block_plan_.begin(b), e = block_plan_.end(b); i < e; ++i) {
+      const uint64_t begin = block_plan_.begin(b), end = block_plan_.end(b);
+      static thread_local std::vector<uint32_t> scratch;
+      const BlockSymbols seen = blockBrackets(sym, begin, end - begin, blk.open_brackets, blk.close_brackets, scratch);
+      blk.brackets = seen.brackets;
+      blk.dollar = seen.dollar;
+      if (!seen.polygons) return;
+      // Polygon symbols: the polygon map needs them in order with the
+      // brackets, so the block is walked module by module.
+      blk = Block{};
+      blk.count.segment = countDrawSymbols(sym + begin, end - begin, &special);
+      for (uint64_t i = begin, e = end; i < e; ++i) {
         const uint8_t x = sym[i];
         if (!special_[x]) continue;
         if (x == '[') {
