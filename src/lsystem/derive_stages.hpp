@@ -75,6 +75,13 @@ struct D0LTable {
   /// empty otherwise. Lets rewriteChunkD0L copy a whole row per module and
   /// advance by the length, with no branch and no call.
   std::vector<uint8_t> padded;
+  /// The symbols whose successor is not one module long, with length − 1,
+  /// when there are at most kCountedSymbols of them (Koch: F; Hilbert: A–D);
+  /// empty otherwise. The output length of a chunk is then its input length
+  /// plus the counts of these symbols times their growth, and countChunkD0L
+  /// counts them 16 modules at a time instead of a table lookup per module.
+  static constexpr size_t kCountedSymbols = 6;
+  std::vector<std::pair<uint8_t, int64_t>> growing;
 };
 D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table);
 uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end);

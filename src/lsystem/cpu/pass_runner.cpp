@@ -31,7 +31,7 @@ namespace {
 constexpr uint64_t kRewriteChunk = uint64_t{1} << 15;
 
 /// Output modules below which a D0L step runs on one thread (see countRewriteD0L).
-constexpr uint64_t kParallelD0LOutput = uint64_t{3} << 18;  // 786,432
+constexpr uint64_t kParallelD0LOutput = uint64_t{1} << 19;  // 524,288
 
 /// A cut removes [begin, end): from the '%' to the ']' closing its branch.
 struct CutRange {
@@ -94,11 +94,12 @@ class CpuPassRunner final : public PassRunner {
   uint64_t countRewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out,
                            uint64_t expected_output) override {
     plan_ = exec_.plan(n, kRewriteChunk);
-    // A D0L step writes at about 10 modules per ns on one core; below
-    // kParallelD0LOutput that is less than the ~100 us it takes to wake the
-    // other workers on a VM, so the step runs on this thread alone (measured
-    // here: Koch n=7, 625 k modules: 94 us alone, 142 us on two threads;
-    // Hilbert n=6, 1.1 M: 148 us alone, 115 us on two).
+    // A D0L step writes about 8 modules per ns on one core. A small step runs
+    // on this thread alone: a sleeping worker can take longer to wake than
+    // the step takes (measured here, bench lsystem --repeat 12: Koch n=7,
+    // 625 k modules, 0.10 ms alone, 0.08 ms on two threads; Hilbert n=6,
+    // 1.1 M, 0.14 ms alone, 0.11 ms on two when the worker is awake and
+    // 0.14 ms when it sleeps: it then does not arrive before the end).
     const bool small = expected_output < kParallelD0LOutput && cpuChunkOverride() == 0;
     if (plan_.count <= 1 || exec_.threads() == 1 || small) return rewriteChunkD0L(t, symbols, 0, n, out) - out;
     // Chunks are taken in order (a ticket, whatever order the scheduler runs

@@ -101,6 +101,9 @@ D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
     if (succ.empty()) succ.push_back(0);  // keep "empty successor" distinct from identity
   }
   t.usable = true;
+  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c)
+    if (t.length[c] != 1) t.growing.emplace_back(static_cast<uint8_t>(c), int64_t{t.length[c]} - 1);
+  if (t.growing.size() > D0LTable::kCountedSymbols) t.growing.clear();
   t.max_length = *std::max_element(std::begin(t.length), std::end(t.length));
   const bool rows_fit = std::all_of(std::begin(t.length), std::end(t.length),
                                     [](uint32_t len) { return len >= 1 && len <= D0LTable::kPaddedRow; });
@@ -115,7 +118,56 @@ D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
   return t;
 }
 
+namespace {
+
+/// countChunkD0L when the table has few growing symbols: per 16 modules, one
+/// compare and subtract per growing symbol into byte counters (GCC/Clang
+/// vector extensions, as countDrawSymbols), flushed before they overflow.
+/// About 5x faster than a lookup per module, whose dependent loads were a
+/// quarter of a parallel D0L step.
+template <size_t K>
+int64_t growthOf(const std::pair<uint8_t, int64_t>* growing, const uint8_t* p, uint64_t n) {
+  typedef uint8_t V __attribute__((vector_size(16)));
+  V sym[K];
+  for (size_t k = 0; k < K; ++k) sym[k] = V{} + growing[k].first;
+  int64_t counts[K] = {};
+  uint64_t i = 0;
+  while (i + 16 <= n) {
+    V acc[K] = {};
+    for (int round = 0; round < 255 && i + 16 <= n; ++round, i += 16) {
+      V v;
+      std::memcpy(&v, p + i, 16);
+      for (size_t k = 0; k < K; ++k) acc[k] -= (V)(v == sym[k]);
+    }
+    for (size_t k = 0; k < K; ++k)
+      for (int lane = 0; lane < 16; ++lane) counts[k] += acc[k][lane];
+  }
+  for (; i < n; ++i)
+    for (size_t k = 0; k < K; ++k) counts[k] += p[i] == growing[k].first;
+  int64_t growth = 0;
+  for (size_t k = 0; k < K; ++k) growth += counts[k] * growing[k].second;
+  return growth;
+}
+
+int64_t growthOf(const D0LTable& t, const uint8_t* p, uint64_t n) {
+  const auto* g = t.growing.data();
+  switch (t.growing.size()) {
+    case 1: return growthOf<1>(g, p, n);
+    case 2: return growthOf<2>(g, p, n);
+    case 3: return growthOf<3>(g, p, n);
+    case 4: return growthOf<4>(g, p, n);
+    case 5: return growthOf<5>(g, p, n);
+    case 6: return growthOf<6>(g, p, n);
+    default: return 0;  // no growing symbol: every module maps to one
+  }
+}
+static_assert(D0LTable::kCountedSymbols == 6, "growthOf dispatches on up to 6 growing symbols");
+
+}  // namespace
+
 uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end) {
+  if (!t.growing.empty())
+    return static_cast<uint64_t>(static_cast<int64_t>(end - begin) + growthOf(t, symbols + begin, end - begin));
   // Four independent sums of table lookups. (A symbol histogram is slower on
   // strings that repeat a symbol, as Koch's F…F does: every increment of the
   // same counter waits for the previous one.)
