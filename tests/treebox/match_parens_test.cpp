@@ -156,6 +156,32 @@ TEST(MatchParens, DeepAndFlatNesting) {
   }
 }
 
+TEST(MatchParens, RunsOfEightEqualBrackets) {
+  // The loop resolves eight equal brackets in a row with vector stores
+  // (match_kernel.hpp, BracketRuns): runs aligned and not aligned to the
+  // 8-byte groups, a run going below the block's start and back up (the block
+  // summary reads the stack slots the runs write), runs straddling chunk and
+  // block borders, and runs next to unmatched closes.
+  std::mt19937 rng(8);
+  for (int round = 0; round < 12; ++round) {
+    std::string s(static_cast<size_t>(round % 8), 'x');  // shifts the groups
+    for (int piece = 0; piece < 400; ++piece) {
+      switch (rng() % 6) {
+        case 0: s += std::string(8 * (1 + rng() % 4), '('); break;
+        case 1: s += std::string(8 * (1 + rng() % 4), ')'); break;
+        case 2: s += std::string(8 + rng() % 8, '('); break;
+        case 3: s += std::string(8 + rng() % 8, ')'); break;
+        case 4: s += ")))))))))((((((((("; break;
+        default: {
+          std::vector<uint8_t> mix = randomSeq(1 + rng() % 20, static_cast<uint32_t>(rng()), 0.45, 0.45);
+          s.append(mix.begin(), mix.end());
+        }
+      }
+    }
+    expectMatches(fromText(s));
+  }
+}
+
 TEST(MatchParens, NonConsecutiveAndMixedOpenLists) {
   // Unmatched opens that are not consecutive indices ("(x" …, "(()" …) are
   // stored as lists, consecutive ones as runs; a stack mixing both, closed
