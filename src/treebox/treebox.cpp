@@ -37,7 +37,7 @@ MatchStats dispatchMatch(const uint8_t* symbols, uint64_t n, uint8_t open, uint8
   if (execution.backend == Backend::kCpu)
     return treebox_detail::matchParensCpu(symbols, n, open, close, out,
                                           effectiveThreads(execution),
-                                          treebox_detail::kDefaultChunk, stats);
+                                          treebox_detail::cpuMatchChunk(n, effectiveThreads(execution)), stats);
 #endif
   return treebox_detail::matchParensSerial(symbols, n, open, close, out, stats);
 }

@@ -107,7 +107,7 @@ void treeBBoxCpuImpl(const Scene& scene, Box3* out, int threads, uint64_t chunk)
     const uint8_t* k = reinterpret_cast<const uint8_t*>(kinds);
     for (uint64_t i = b; i < e; ++i) symbols[i] = kSymbol[k[i] & 3u];
   });
-  MatchStats ms = matchParensCpu(symbols, n, 1, 2, parent, threads, kDefaultChunk, /*stats=*/true);
+  MatchStats ms = matchParensCpu(symbols, n, 1, 2, parent, threads, cpuMatchChunk(n, threads), /*stats=*/true);
   if (ms.unmatched_open != 0 || ms.unmatched_close != 0)
     return treeBBoxSerial(scene, out);  // reports where the scene is unbalanced
 
