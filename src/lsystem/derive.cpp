@@ -66,7 +66,9 @@ class Deriver {
         productions_have_context_(data.productions.hasContext()),
         decomposition_has_context_(data.decomposition.hasContext()),
         cut_possible_(detail::symbolCanAppear(data, '%')),
-        budget_(options.max_modules, options.memory_budget_bytes) {}
+        budget_(options.max_modules, options.memory_budget_bytes) {
+    if (d0l_.usable && data_.decomposition.empty() && !cut_possible_) buildJumps();
+  }
 
   int threads() const { return runner_->threads(); }
 
@@ -78,22 +80,82 @@ class Deriver {
       *stats = DeriveStats{};
       stats->threads = runner_->threads();
     }
-    for (int step = 1; step <= iterations; ++step) {
+    for (int step = 1; step <= iterations;) {
+      const int jump = jumpLength(iterations - step + 1);
+      if (jump > 1) {
+        jumpD0L(current, jump, step, iterations, stats);
+        step += jump;
+        continue;
+      }
       rewritePass(current, data_.productions, productions_have_context_, detail::passPhase(step, 0), step);
       decompose(current, step);
       if (cut_possible_) runner_->cut(current);
-      if (stats) {
-        stats->iterations = step;
-        stats->modules_total += current.size();
-        stats->step_modules.push_back(current.size());
-      }
-      if (options_.progress) options_.progress(step, iterations, current.size());
+      reportStep(step, iterations, current.size(), stats);
+      ++step;
     }
     if (stats) stats->modules = current.size();
     return current;
   }
 
  private:
+  void reportStep(int step, int iterations, uint64_t modules, DeriveStats* stats) const {
+    if (stats) {
+      stats->iterations = step;
+      stats->modules_total += modules;
+      stats->step_modules.push_back(modules);
+    }
+    if (options_.progress) options_.progress(step, iterations, modules);
+  }
+
+  // -- D0L jumps ---------------------------------------------------------------
+  // A D0L step is a homomorphism of strings, so k steps are one step whose
+  // table maps every symbol to its k-step successor (composeD0L). Jumping
+  // over the last steps writes only the final string, with long row copies,
+  // and no intermediate string: in one pass over memory instead of k, and,
+  // on the cpu backend, in one parallel region instead of k (each of which
+  // waits for a sleeping worker to join). Only without decomposition and cut,
+  // which act between steps.
+  static constexpr int kMaxJump = 8;
+  static constexpr uint32_t kMaxJumpRow = 4096;            ///< longest k-step successor
+  static constexpr uint64_t kMaxJumpTableBytes = 1 << 20;  ///< all rows of one table
+
+  void buildJumps() {
+    jumps_.push_back(d0l_);
+    while (static_cast<int>(jumps_.size()) < kMaxJump) {
+      detail::D0LTable next = detail::composeD0L(jumps_.back(), d0l_);
+      uint64_t bytes = 0;
+      for (const auto& row : next.successor) bytes += row.size();
+      if (!next.usable || next.max_length > kMaxJumpRow || bytes > kMaxJumpTableBytes) break;
+      jumps_.push_back(std::move(next));
+    }
+  }
+
+  /// Steps to take at once with `remaining` steps left: the last jump is the
+  /// longest (it writes the biggest string), the remainder goes first.
+  int jumpLength(int remaining) const {
+    const int longest = static_cast<int>(jumps_.size());
+    if (longest <= 1 || remaining <= 1) return 1;
+    return (remaining - 1) % longest + 1;
+  }
+
+  /// Steps first_step .. first_step + k - 1 at once. The length after every
+  /// one of them is counted first (statistics, progress, and the memory
+  /// budget checked step by step as the single steps would be).
+  void jumpD0L(ModuleString& s, int k, int first_step, int iterations, DeriveStats* stats) {
+    const uint64_t n = s.size();
+    const uint64_t held = detail::MemoryBudget::bytesOf(s);
+    uint64_t lengths[kMaxJump];
+    for (int m = 0; m < k; ++m) {
+      lengths[m] = detail::countChunkD0L(jumps_[static_cast<size_t>(m)], s.symbols.data(), 0, n);
+      budget_.check(ChunkCount{lengths[m], 0, n}, false, false, first_step + m, held);
+    }
+    detail::resizeForOverwrite(next_.symbols, lengths[k - 1]);
+    runner_->countRewriteD0L(jumps_[static_cast<size_t>(k - 1)], s.symbols.data(), n, next_.symbols.data(),
+                             lengths[k - 1]);
+    std::swap(s.symbols, next_.symbols);
+    for (int m = 0; m < k; ++m) reportStep(first_step + m, iterations, lengths[m], stats);
+  }
+
   void decompose(ModuleString& s, int step) {
     if (data_.decomposition.empty()) return;
     int depth = std::clamp(data_.decomposition.max_depth, 1, 255);
@@ -178,6 +240,7 @@ class Deriver {
   std::vector<int32_t> choice_;
   std::vector<int64_t> partner_;
   double d0l_growth_ = 0.0;  ///< output / input modules of the last one-pass D0L step
+  std::vector<detail::D0LTable> jumps_;  ///< jumps_[k-1]: the table of k D0L steps (empty: no jumps)
 };
 
 }  // namespace

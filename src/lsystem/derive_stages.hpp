@@ -84,6 +84,10 @@ struct D0LTable {
   std::vector<std::pair<uint8_t, int64_t>> growing;
 };
 D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table);
+/// The table of `first` followed by `step`: a D0L step is a homomorphism of
+/// strings, so k steps are one step with every symbol's k-step successor as
+/// its row (derive.cpp jumps over the last steps with such tables).
+D0LTable composeD0L(const D0LTable& first, const D0LTable& step);
 uint64_t countChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t begin, uint64_t end);
 /// Writes the successors of [begin, end) from `out` on; returns the end of
 /// what it wrote.

@@ -23,7 +23,7 @@ class PassRunner {
   virtual uint64_t countD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n) = 0;
   virtual void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) = 0;
   /// Stage count and rewrite of a D0L step in one pass, for an `out` with
-  /// room for n * t.max_length modules; returns the output size.
+  /// room for the output (n * t.max_length bounds it); returns its size.
   /// `expected_output` estimates it (the runner may choose how to run by it).
   /// The serial runner writes without counting; the cpu runner counts each
   /// chunk just before writing it (one parallel pass, no scan between).

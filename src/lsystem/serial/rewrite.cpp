@@ -82,6 +82,32 @@ void rewriteChunk(const RewritePass& pass, uint64_t begin, uint64_t end, const i
   }
 }
 
+namespace {
+
+/// The derived fields of a table whose successor rows and lengths are set:
+/// the growing symbols, the longest row and the padded rows.
+void finishD0LTable(D0LTable& t) {
+  t.usable = true;
+  t.growing.clear();
+  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c)
+    if (t.length[c] != 1) t.growing.emplace_back(static_cast<uint8_t>(c), int64_t{t.length[c]} - 1);
+  if (t.growing.size() > D0LTable::kCountedSymbols) t.growing.clear();
+  t.max_length = *std::max_element(std::begin(t.length), std::end(t.length));
+  const bool rows_fit = std::all_of(std::begin(t.length), std::end(t.length),
+                                    [](uint32_t len) { return len >= 1 && len <= D0LTable::kPaddedRow; });
+  t.padded.clear();
+  if (rows_fit) {
+    t.padded.assign(size_t{PG_SYMBOL_COUNT} * D0LTable::kPaddedRow, 0);
+    for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
+      uint8_t* row = t.padded.data() + size_t{c} * D0LTable::kPaddedRow;
+      if (t.successor[c].empty()) row[0] = static_cast<uint8_t>(c);
+      else std::copy(t.successor[c].begin(), t.successor[c].end(), row);
+    }
+  }
+}
+
+}  // namespace
+
 D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
   D0LTable t;
   for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) t.length[c] = 1;
@@ -100,21 +126,31 @@ D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
     t.length[p.predecessor] = static_cast<uint32_t>(p.succ_count);
     if (succ.empty()) succ.push_back(0);  // keep "empty successor" distinct from identity
   }
-  t.usable = true;
-  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c)
-    if (t.length[c] != 1) t.growing.emplace_back(static_cast<uint8_t>(c), int64_t{t.length[c]} - 1);
-  if (t.growing.size() > D0LTable::kCountedSymbols) t.growing.clear();
-  t.max_length = *std::max_element(std::begin(t.length), std::end(t.length));
-  const bool rows_fit = std::all_of(std::begin(t.length), std::end(t.length),
-                                    [](uint32_t len) { return len >= 1 && len <= D0LTable::kPaddedRow; });
-  if (rows_fit) {
-    t.padded.assign(size_t{PG_SYMBOL_COUNT} * D0LTable::kPaddedRow, 0);
-    for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
-      uint8_t* row = t.padded.data() + size_t{c} * D0LTable::kPaddedRow;
-      if (t.successor[c].empty()) row[0] = static_cast<uint8_t>(c);
-      else std::copy(t.successor[c].begin(), t.successor[c].end(), row);
+  finishD0LTable(t);
+  return t;
+}
+
+D0LTable composeD0L(const D0LTable& first, const D0LTable& step) {
+  D0LTable t;
+  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) t.length[c] = 1;
+  if (!first.usable || !step.usable) return t;
+  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
+    if (first.successor[c].empty()) {  // `first` keeps c: the row is `step`'s
+      t.successor[c] = step.successor[c];
+      t.length[c] = step.length[c];
+      continue;
     }
+    std::vector<uint8_t> row;
+    for (uint32_t m = 0; m < first.length[c]; ++m) {
+      const uint8_t x = first.successor[c][m];
+      if (step.successor[x].empty()) row.push_back(x);
+      else row.insert(row.end(), step.successor[x].begin(), step.successor[x].begin() + step.length[x]);
+    }
+    t.length[c] = static_cast<uint32_t>(row.size());
+    if (row.empty()) row.push_back(0);  // erased: keep it distinct from the identity
+    t.successor[c] = std::move(row);
   }
+  finishD0LTable(t);
   return t;
 }
 
