@@ -17,6 +17,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_stats.hpp"
@@ -70,6 +71,28 @@ struct Row {
   std::string failure;  // first failure message, if any
 };
 
+/// Puts every core's private caches in the same state before a run: one
+/// plain thread per hardware thread writes its own 4 MiB (more than a core's
+/// L2), so nothing the previous run left modified in another core's cache is
+/// still there. Without it a run was slowed by its predecessor — after a
+/// two-thread run half of the reused buffers sit in the other core's L2 —
+/// and which column ran after which decided the figures (serial tree-3d
+/// derivation: 3.2 ms after serial, 4.1 ms after cpu x2). std::threads, not
+/// the oneTBB pool, whose workers are left idle as a one-off call finds them.
+void settleCaches() {
+  constexpr size_t kBytes = size_t{4} << 20;
+  static std::vector<std::vector<unsigned char>> buffers;
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  if (buffers.size() != threads) buffers.assign(threads, std::vector<unsigned char>(kBytes));
+  auto write = [](std::vector<unsigned char>& b, unsigned char v) { std::fill(b.begin(), b.end(), v); };
+  static unsigned char value = 0;
+  ++value;
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(write, std::ref(buffers[t]), value);
+  write(buffers[0], value);
+  for (std::thread& h : helpers) h.join();
+}
+
 /// Wall times of `repeat` runs of run(column) for every column, after
 /// one untimed warm-up run per column (page faults, caches and lazily created
 /// thread pools are not part of the figures). The columns take turns within
@@ -84,6 +107,7 @@ StageTimes timeColumns(const std::vector<Column>& columns, int repeat, std::stri
   auto attempt = [&](size_t c, bool timed) {
     if (failed[c]) return;
     try {
+      settleCaches();
       const auto t0 = std::chrono::steady_clock::now();
       run(columns[c]);
       if (timed)
@@ -94,11 +118,8 @@ StageTimes timeColumns(const std::vector<Column>& columns, int repeat, std::stri
     }
   };
   for (size_t c = 0; c < n; ++c) attempt(c, false);
-  // Round r starts at column r mod n: every column follows every other one
-  // equally often. A run is slowed by what the one before it left behind —
-  // after a two-thread run, half the reused buffers sit modified in the other
-  // core's cache (serial Koch derivation: 0.13 ms after cpu x2, 0.10 ms after
-  // serial) — and a fixed order would charge that to one column only.
+  // Round r starts at column r mod n, so no column is always first or last
+  // in a round (settleCaches() removes what one run leaves to the next).
   for (int r = 0; r < repeat; ++r)
     for (size_t k = 0; k < n; ++k) attempt((static_cast<size_t>(r) + k) % n, true);
   StageTimes out;
