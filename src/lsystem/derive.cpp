@@ -66,13 +66,12 @@ class Deriver {
         productions_have_context_(data.productions.hasContext()),
         decomposition_has_context_(data.decomposition.hasContext()),
         cut_possible_(detail::symbolCanAppear(data, '%')),
-        budget_(options.max_modules, options.memory_budget_bytes) {
-    if (d0l_.usable && data_.decomposition.empty() && !cut_possible_) buildJumps();
-  }
+        budget_(options.max_modules, options.memory_budget_bytes) {}
 
   int threads() const { return runner_->threads(); }
 
   ModuleString run(int iterations, DeriveStats* stats) {
+    if (d0l_.usable && data_.decomposition.empty() && !cut_possible_) buildJumps(iterations);
     ModuleString current = data_.axiom;
     decompose(current, 0);
     if (cut_possible_) runner_->cut(current);
@@ -119,9 +118,10 @@ class Deriver {
   static constexpr uint32_t kMaxJumpRow = 4096;            ///< longest k-step successor
   static constexpr uint64_t kMaxJumpTableBytes = 1 << 20;  ///< all rows of one table
 
-  void buildJumps() {
-    jumps_.push_back(d0l_);
-    while (static_cast<int>(jumps_.size()) < kMaxJump) {
+  /// Tables of 1 .. min(kMaxJump, iterations) steps, while their rows stay short.
+  void buildJumps(int iterations) {
+    jumps_.assign(1, d0l_);
+    while (static_cast<int>(jumps_.size()) < std::min(kMaxJump, iterations)) {
       detail::D0LTable next = detail::composeD0L(jumps_.back(), d0l_);
       uint64_t bytes = 0;
       for (const auto& row : next.successor) bytes += row.size();
