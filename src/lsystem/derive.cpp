@@ -147,7 +147,12 @@ class Deriver {
     uint64_t lengths[kMaxJump];
     for (int m = 0; m < k; ++m) {
       lengths[m] = detail::countChunkD0L(jumps_[static_cast<size_t>(m)], s.symbols.data(), 0, n);
-      budget_.check(ChunkCount{lengths[m], 0, n}, false, false, first_step + m, held);
+      const ChunkCount next{lengths[m], 0, n};
+      if (!budget_.fits(next, false, false, held)) {
+        // As single steps would: the steps before this one are reported, then it fails.
+        for (int q = 0; q < m; ++q) reportStep(first_step + q, iterations, lengths[q], stats);
+        budget_.check(next, false, false, first_step + m, held);
+      }
     }
     detail::resizeForOverwrite(next_.symbols, lengths[k - 1]);
     runner_->countRewriteD0L(jumps_[static_cast<size_t>(k - 1)], s.symbols.data(), n, next_.symbols.data(),

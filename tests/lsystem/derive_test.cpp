@@ -858,5 +858,27 @@ TEST(DeriveBudget, ProgressAndNegativeIterations) {
   EXPECT_THROW(derive(l, o), Error);
 }
 
+// A D0L derivation takes its last steps in one jump (derive.cpp); a budget
+// failure inside the jump still reports the steps before it and names the
+// step that does not fit, as single steps would.
+TEST(DeriveBudget, FailureInsideAD0LJumpReportsTheStepsBefore) {
+  LSystem l = LSystem::fromText("derivation length: 6\nAxiom: A\nA --> AA\n");
+  for (Backend backend : {Backend::kSerial, Backend::kCpu}) {
+    if (!backendAvailable(backend)) continue;
+    DeriveOptions o;
+    o.execution.backend = backend;
+    o.max_modules = 20;  // steps give 2, 4, 8, 16, 32: step 5 fails
+    std::vector<uint64_t> seen;
+    o.progress = [&](int, int, uint64_t modules) { seen.push_back(modules); };
+    try {
+      (void)derive(l, o);
+      FAIL() << "no ResourceError";
+    } catch (const ResourceError& e) {
+      EXPECT_NE(std::string(e.what()).find("step 5"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(seen, (std::vector<uint64_t>{2, 4, 8, 16}));
+  }
+}
+
 }  // namespace
 }  // namespace procgen
