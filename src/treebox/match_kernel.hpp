@@ -257,19 +257,27 @@ struct BracketRuns {
     out[0] = below;
     return top + 8;
   }
+  /// The lanes of v in reverse order.
+  static V reversed(V v) {
+#if defined(__clang__)
+    if constexpr (kLanes == 4) return __builtin_shufflevector(v, v, 3, 2, 1, 0);
+    else return __builtin_shufflevector(v, v, 1, 0);
+#else
+    V reverse{};
+    for (int k = 0; k < kLanes; ++k) reverse[k] = static_cast<Index>(kLanes - 1 - k);  // constant-folded
+    return __builtin_shuffle(v, reverse);
+#endif
+  }
   /// Elements i..i+7 are closes: element k reads slot top-k and writes slot
   /// top-k+1 = i+k (above the new top: overwritten before it is read again).
   static Index* popEight(Index* top, Index* out, Index i) {
-    V lane{}, reverse{};
-    for (int k = 0; k < kLanes; ++k) {  // constant-folded
-      lane[k] = static_cast<Index>(k);
-      reverse[k] = static_cast<Index>(kLanes - 1 - k);
-    }
+    V lane{};
+    for (int k = 0; k < kLanes; ++k) lane[k] = static_cast<Index>(k);  // constant-folded
     V slots[kParts];  // slots top-7 .. top, ascending
     std::memcpy(slots, top - 7, sizeof(slots));
     for (int q = 0; q < kParts; ++q) {
       // out[i+k] = slot top-k: part q of out is part kParts-1-q of the slots, reversed.
-      const V seen = __builtin_shuffle(slots[kParts - 1 - q], reverse);
+      const V seen = reversed(slots[kParts - 1 - q]);
       std::memcpy(out + q * kLanes, &seen, 16);
       // Slot top-6+k gets i+7-k.
       const V written = static_cast<Index>(i + 7 - q * kLanes) - lane;
