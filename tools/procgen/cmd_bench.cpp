@@ -76,9 +76,11 @@ struct Row {
 /// L2), so nothing the previous run left modified in another core's cache is
 /// still there. Without it a run was slowed by its predecessor — after a
 /// two-thread run half of the reused buffers sit in the other core's L2 —
-/// and which column ran after which decided the figures (serial tree-3d
-/// derivation: 3.2 ms after serial, 4.1 ms after cpu x2). std::threads, not
-/// the oneTBB pool, whose workers are left idle as a one-off call finds them.
+/// and the column order decided the figures: serial tree-3d derivation took
+/// 4.04 ms (median) beside cpu x1 and cpu x2, where it ran right after cpu x2
+/// in two rounds of three, and 3.21 ms beside cpu x1 alone; 3.2 ms in both
+/// settings with this. std::threads, not the oneTBB pool, whose workers are
+/// left idle as a one-off call finds them.
 void settleCaches() {
   constexpr size_t kBytes = size_t{4} << 20;
   static std::vector<std::vector<unsigned char>> buffers;
@@ -96,7 +98,7 @@ void settleCaches() {
 /// Wall times of `repeat` runs of run(column) for every column, after
 /// one untimed warm-up run per column (page faults, caches and lazily created
 /// thread pools are not part of the figures). The columns take turns within
-/// every round (in rotating order), so load from elsewhere on a shared machine falls on all of
+/// every round, so load from elsewhere on a shared machine falls on all of
 /// them alike and the ratios stay meaningful. A column whose run throws an
 /// Error gets -1 and the first message goes to `failure`.
 template <typename Run>

@@ -111,10 +111,10 @@ class CpuInterpreter {
     action_ = actions.action;
     for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
       const int a = action_[c];
-      special_[c] = c == '[' || c == ']' || c == '$' || a == PG_TURTLE_POLYGON_BEGIN || a == PG_TURTLE_POLYGON_END;
-      // countDrawSymbols names the drawing and special symbols.
+      // countDrawSymbols and blockBrackets name the drawing and polygon symbols.
       assert((a == PG_TURTLE_DRAW || a == PG_TURTLE_DRAW_SILENT) == (c == 'F' || c == 'G'));
-      assert(special_[c] == (c == '[' || c == ']' || c == '$' || c == '{' || c == '}'));
+      assert((a == PG_TURTLE_POLYGON_BEGIN || a == PG_TURTLE_POLYGON_END) == (c == '{' || c == '}'));
+      (void)a;
     }
     count(s);
     if (s.length == 0) return;
@@ -216,40 +216,23 @@ class CpuInterpreter {
     exec_.forEachChunk(block_plan_, [&](uint64_t b) {
       Block& blk = blocks_[b];
       // The segments at polygon depth 0 (recounted below when there are
-      // polygons); only blocks with a special symbol need the walk.
-      bool special = false;
-      blk.count.segment =
-          countDrawSymbols(sym + block_plan_.begin(b), block_plan_.end(b) - block_plan_.begin(b), &special);
-      if (!special) return;
+      // polygons); only blocks with a special symbol need more.
       const uint64_t begin = block_plan_.begin(b), end = block_plan_.end(b);
+      bool special = false;
+      blk.count.segment = countDrawSymbols(sym + begin, end - begin, &special);
+      if (!special) return;
       static thread_local std::vector<uint32_t> scratch;
       const BlockSymbols seen = blockBrackets(sym, begin, end - begin, blk.open_brackets, blk.close_brackets, scratch);
       blk.brackets = seen.brackets;
       blk.dollar = seen.dollar;
       if (!seen.polygons) return;
-      // Polygon symbols: the polygon map needs them in order with the
-      // brackets, so the block is walked module by module.
-      blk = Block{};
-      blk.count.segment = countDrawSymbols(sym + begin, end - begin, &special);
-      for (uint64_t i = begin, e = end; i < e; ++i) {
-        const uint8_t x = sym[i];
-        if (!special_[x]) continue;
-        if (x == '[') {
-          blk.brackets = true;
-          blk.open_brackets.push_back(i);
-        } else if (x == ']') {
-          blk.brackets = true;
-          if (blk.open_brackets.empty()) blk.close_brackets.push_back(i);
-          else blk.open_brackets.pop_back();
-        } else if (x == '$') {
-          blk.dollar = true;
-        } else if (action_[x] == PG_TURTLE_POLYGON_BEGIN) {
-          blk.polygons = true;
-          blk.polygon = blk.polygon.then(PolygonMap{1, 1});
-        } else if (action_[x] == PG_TURTLE_POLYGON_END) {
-          blk.polygons = true;
-          blk.polygon = blk.polygon.then(PolygonMap{-1, 0});
-        }
+      // The polygon map: '{' and '}' in order (brackets do not change the
+      // polygon depth, so the bracket summary above stands).
+      blk.polygons = true;
+      for (uint64_t i = begin; i < end; ++i) {
+        const int a = action_[sym[i]];
+        if (a == PG_TURTLE_POLYGON_BEGIN) blk.polygon = blk.polygon.then(PolygonMap{1, 1});
+        else if (a == PG_TURTLE_POLYGON_END) blk.polygon = blk.polygon.then(PolygonMap{-1, 0});
       }
     });
     has_polygons_ = false;
@@ -537,7 +520,6 @@ class CpuInterpreter {
   PgTurtle initial_{};
   bool acts_[PG_SYMBOL_COUNT] = {};
   const uint8_t* action_ = nullptr;
-  bool special_[PG_SYMBOL_COUNT] = {};     ///< brackets, '$', '{', '}'
 
   ModuleString expanded_;
   ChunkPlan block_plan_;

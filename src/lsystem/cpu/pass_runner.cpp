@@ -94,12 +94,13 @@ class CpuPassRunner final : public PassRunner {
   uint64_t countRewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out,
                            uint64_t expected_output) override {
     plan_ = exec_.plan(n, kRewriteChunk);
-    // A D0L step writes about 8 modules per ns on one core. A small step runs
-    // on this thread alone: a sleeping worker can take longer to wake than
-    // the step takes (measured here, bench lsystem --repeat 12: Koch n=7,
-    // 625 k modules, 0.10 ms alone, 0.08 ms on two threads; Hilbert n=6,
-    // 1.1 M, 0.14 ms alone, 0.11 ms on two when the worker is awake and
-    // 0.14 ms when it sleeps: it then does not arrive before the end).
+    // A small step runs on this thread alone: a sleeping worker can take
+    // longer to wake than the step takes. Measured here with one D0L step at
+    // a time (before the deriver's multi-step jumps), bench lsystem
+    // --repeat 12, whole derivations: Koch n=7 (625 k modules) 0.10 ms alone,
+    // 0.08 ms on two threads; Hilbert n=6 (1.1 M) 0.14 ms alone, 0.11 ms on
+    // two when the worker was awake and 0.14 ms when it slept (it then did
+    // not arrive before the end).
     const bool small = expected_output < kParallelD0LOutput && cpuChunkOverride() == 0;
     if (plan_.count <= 1 || exec_.threads() == 1 || small) return rewriteChunkD0L(t, symbols, 0, n, out) - out;
     // Chunks are taken in order (a ticket, whatever order the scheduler runs

@@ -84,18 +84,16 @@ void rewriteChunk(const RewritePass& pass, uint64_t begin, uint64_t end, const i
 
 namespace {
 
-/// The derived fields of a table whose successor rows and lengths are set:
-/// the growing symbols, the longest row and the padded rows.
+/// The derived fields of a new table whose successor rows and lengths are
+/// set: the growing symbols, the longest row and the padded rows.
 void finishD0LTable(D0LTable& t) {
   t.usable = true;
-  t.growing.clear();
   for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c)
     if (t.length[c] != 1) t.growing.emplace_back(static_cast<uint8_t>(c), int64_t{t.length[c]} - 1);
   if (t.growing.size() > D0LTable::kCountedSymbols) t.growing.clear();
   t.max_length = *std::max_element(std::begin(t.length), std::end(t.length));
   const bool rows_fit = std::all_of(std::begin(t.length), std::end(t.length),
                                     [](uint32_t len) { return len >= 1 && len <= D0LTable::kPaddedRow; });
-  t.padded.clear();
   if (rows_fit) {
     t.padded.assign(size_t{PG_SYMBOL_COUNT} * D0LTable::kPaddedRow, 0);
     for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
@@ -194,7 +192,7 @@ int64_t growthOf(const D0LTable& t, const uint8_t* p, uint64_t n) {
     case 4: return growthOf<4>(g, p, n);
     case 5: return growthOf<5>(g, p, n);
     case 6: return growthOf<6>(g, p, n);
-    default: return 0;  // no growing symbol: every module maps to one
+    default: return 0;  // none: every module maps to one (callers test this first)
   }
 }
 static_assert(D0LTable::kCountedSymbols == 6, "growthOf dispatches on up to 6 growing symbols");
