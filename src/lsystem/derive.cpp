@@ -122,10 +122,8 @@ class Deriver {
   void buildJumps(int iterations) {
     jumps_.assign(1, d0l_);
     while (static_cast<int>(jumps_.size()) < std::min(kMaxJump, iterations)) {
-      detail::D0LTable next = detail::composeD0L(jumps_.back(), d0l_);
-      uint64_t bytes = 0;
-      for (const auto& row : next.successor) bytes += row.size();
-      if (!next.usable || next.max_length > kMaxJumpRow || bytes > kMaxJumpTableBytes) break;
+      detail::D0LTable next = detail::composeD0L(jumps_.back(), d0l_, kMaxJumpRow, kMaxJumpTableBytes);
+      if (!next.usable) break;
       jumps_.push_back(std::move(next));
     }
   }

@@ -3,8 +3,11 @@
 // rewritten symbols (the vectorised per-symbol count covers up to
 // D0LTable::kCountedSymbols of them, the lookup sum the rest), erasing
 // productions, and ranges long enough to flush the byte counters.
+// composeD0L (the k-step tables of the deriver's jumps) against k steps of a
+// std::map rewriting loop, and its row limits.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,6 +46,77 @@ TEST(D0LCount, MatchesSumOfSuccessorLengths) {
       EXPECT_EQ(detail::countChunkD0L(t, s.data(), begin, begin + n), want) << text << " n " << n;
     }
   }
+}
+
+/// Random D0L grammar over A..E (some erasing, F G + - kept), its text and rules.
+std::string randomD0L(std::mt19937_64& rng, std::map<char, std::string>& rules) {
+  std::string text = "Lsystem: 1\nderivation length: 1\nAxiom: A\n";
+  for (char pred = 'A'; pred <= 'E'; ++pred) {
+    if (rng() % 4 == 0) continue;  // no production: kept
+    const size_t len = rng() % 6 == 0 ? 0 : 1 + rng() % 7;
+    std::string succ;
+    for (size_t m = 0; m < len; ++m) succ += "ABCDEFG+-"[rng() % 9];
+    text += std::string(1, pred) + " --> " + (len == 0 ? std::string("*") : succ) + "\n";
+    rules[pred] = succ;
+  }
+  return text + "endlsystem\n";
+}
+
+std::string rewriteWith(const detail::D0LTable& t, const std::string& in) {
+  std::vector<uint8_t> out(detail::countChunkD0L(t, reinterpret_cast<const uint8_t*>(in.data()), 0, in.size()));
+  detail::rewriteChunkD0L(t, reinterpret_cast<const uint8_t*>(in.data()), 0, in.size(), out.data());
+  return std::string(out.begin(), out.end());
+}
+
+TEST(D0LCompose, KStepTableEqualsKSteps) {
+  std::mt19937_64 rng(11);
+  for (int grammar = 0; grammar < 80; ++grammar) {
+    std::map<char, std::string> rules;
+    const std::string text = randomD0L(rng, rules);
+    const LSystem l = LSystem::fromText(text);
+    const detail::D0LTable one = detail::makeD0LTable(l.data(), l.data().productions);
+    ASSERT_TRUE(one.usable) << text;
+    std::string axiom;
+    for (int i = 0; i < 40; ++i) axiom += "ABCDEFG+-"[rng() % 9];
+    detail::D0LTable k_steps = one;
+    std::string want = axiom;
+    for (int k = 1; k <= 5; ++k) {
+      std::string next;
+      for (char c : want) next += rules.count(c) ? rules[c] : std::string(1, c);
+      want = next;
+      if (k > 1) k_steps = detail::composeD0L(k_steps, one);
+      ASSERT_TRUE(k_steps.usable);
+      EXPECT_EQ(rewriteWith(k_steps, axiom), want) << text << " k " << k;
+    }
+  }
+}
+
+// Tables of two different grammars: symbols one keeps and the other rewrites.
+TEST(D0LCompose, FirstThenSecondGrammar) {
+  std::mt19937_64 rng(12);
+  for (int pair = 0; pair < 80; ++pair) {
+    std::map<char, std::string> rules1, rules2;
+    const LSystem l1 = LSystem::fromText(randomD0L(rng, rules1));
+    const LSystem l2 = LSystem::fromText(randomD0L(rng, rules2));
+    const detail::D0LTable t1 = detail::makeD0LTable(l1.data(), l1.data().productions);
+    const detail::D0LTable t2 = detail::makeD0LTable(l2.data(), l2.data().productions);
+    std::string axiom;
+    for (int i = 0; i < 40; ++i) axiom += "ABCDEFG+-"[rng() % 9];
+    std::string want;
+    for (char c : axiom)
+      for (char d : rules1.count(c) ? rules1[c] : std::string(1, c)) want += rules2.count(d) ? rules2[d] : std::string(1, d);
+    EXPECT_EQ(rewriteWith(detail::composeD0L(t1, t2), axiom), want) << pair;
+  }
+}
+
+TEST(D0LCompose, RowLimitsMakeTheTableUnusable) {
+  const LSystem l = LSystem::fromText("Lsystem: 1\nderivation length: 1\nAxiom: A\nA --> AAB\nB --> *\nendlsystem\n");
+  const detail::D0LTable one = detail::makeD0LTable(l.data(), l.data().productions);
+  // Two steps: A → AAB → AAB AAB (B erased): rows A = 6 modules, B = 0; 6 bytes in all.
+  EXPECT_TRUE(detail::composeD0L(one, one, 6, 6).usable);
+  EXPECT_EQ(detail::composeD0L(one, one, 6, 6).max_length, 6u);
+  EXPECT_FALSE(detail::composeD0L(one, one, 5, 6).usable);
+  EXPECT_FALSE(detail::composeD0L(one, one, 6, 5).usable);
 }
 
 }  // namespace

@@ -144,19 +144,9 @@ class DeviceDeriver {
       b->successor_exprs.upload(t->successor_exprs.data(), t->successor_exprs.size() * sizeof(int32_t));
     }
     if (d0l_.usable) {
-      std::array<int32_t, PG_SYMBOL_COUNT> start;
-      std::vector<uint8_t> bytes;
-      for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
-        if (d0l_.successor[c].empty()) {
-          start[c] = -1;
-        } else {
-          start[c] = static_cast<int32_t>(bytes.size());
-          bytes.insert(bytes.end(), d0l_.successor[c].begin(), d0l_.successor[c].begin() + d0l_.length[c]);
-        }
-      }
       d0l_length_.upload(d0l_.length, sizeof d0l_.length);
-      d0l_start_.upload(start.data(), sizeof start);
-      d0l_bytes_.upload(bytes.data(), bytes.size());
+      d0l_start_.upload(d0l_.start, sizeof d0l_.start);
+      d0l_bytes_.upload(d0l_.rows.data(), d0l_.rows.size());
     }
   }
 

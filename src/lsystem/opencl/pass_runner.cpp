@@ -261,19 +261,9 @@ class OpenCLPassRunner final : public PassRunner {
 
   void uploadD0L(const D0LTable& t) {
     if (d0l_for_ == &t) return;
-    std::array<int32_t, PG_SYMBOL_COUNT> start;
-    std::vector<uint8_t> bytes;
-    for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
-      if (t.successor[c].empty()) {
-        start[c] = -1;
-      } else {
-        start[c] = static_cast<int32_t>(bytes.size());
-        bytes.insert(bytes.end(), t.successor[c].begin(), t.successor[c].begin() + t.length[c]);
-      }
-    }
     d0l_length_.upload(t.length, sizeof t.length);
-    d0l_start_.upload(start.data(), sizeof start);
-    d0l_bytes_.upload(bytes.data(), bytes.size());
+    d0l_start_.upload(t.start, sizeof t.start);
+    d0l_bytes_.upload(t.rows.data(), t.rows.size());
     d0l_for_ = &t;
   }
 

@@ -98,17 +98,24 @@ void finishD0LTable(D0LTable& t) {
     t.padded.assign(size_t{PG_SYMBOL_COUNT} * D0LTable::kPaddedRow, 0);
     for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
       uint8_t* row = t.padded.data() + size_t{c} * D0LTable::kPaddedRow;
-      if (t.successor[c].empty()) row[0] = static_cast<uint8_t>(c);
-      else std::copy(t.successor[c].begin(), t.successor[c].end(), row);
+      if (t.identity(static_cast<uint8_t>(c))) row[0] = static_cast<uint8_t>(c);
+      else std::copy_n(t.row(static_cast<uint8_t>(c)), t.length[c], row);
     }
   }
 }
 
 }  // namespace
 
-D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
+/// A table that keeps every symbol (not yet usable).
+D0LTable identityD0LTable() {
   D0LTable t;
-  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) t.length[c] = 1;
+  std::fill(std::begin(t.length), std::end(t.length), 1u);
+  std::fill(std::begin(t.start), std::end(t.start), -1);
+  return t;
+}
+
+D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
+  D0LTable t = identityD0LTable();
   if (data.parametric) return t;
   std::vector<int> productions_per_symbol(PG_SYMBOL_COUNT, 0);
   for (const PgProduction& p : table.productions) {
@@ -117,36 +124,40 @@ D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
     if (++productions_per_symbol[p.predecessor] > 1) return t;  // first would win; keep generic
   }
   for (const PgProduction& p : table.productions) {
-    auto& succ = t.successor[p.predecessor];
-    succ.clear();
+    t.start[p.predecessor] = static_cast<int32_t>(t.rows.size());  // an empty row erases
     for (int32_t m = 0; m < p.succ_count; ++m)
-      succ.push_back(static_cast<uint8_t>(table.successors[p.succ_begin + m].symbol));
+      t.rows.push_back(static_cast<uint8_t>(table.successors[p.succ_begin + m].symbol));
     t.length[p.predecessor] = static_cast<uint32_t>(p.succ_count);
-    if (succ.empty()) succ.push_back(0);  // keep "empty successor" distinct from identity
   }
   finishD0LTable(t);
   return t;
 }
 
-D0LTable composeD0L(const D0LTable& first, const D0LTable& step) {
-  D0LTable t;
-  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) t.length[c] = 1;
+D0LTable composeD0L(const D0LTable& first, const D0LTable& step, uint32_t max_row, uint64_t max_bytes) {
+  D0LTable t = identityD0LTable();
   if (!first.usable || !step.usable) return t;
+  // Every row of the result is `step` applied to a row of `first` (or `step`'s
+  // own row where `first` keeps the symbol): count, then write in place.
+  uint64_t bytes = 0;
   for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
-    if (first.successor[c].empty()) {  // `first` keeps c: the row is `step`'s
-      t.successor[c] = step.successor[c];
+    const auto x = static_cast<uint8_t>(c);
+    if (first.identity(x)) {
       t.length[c] = step.length[c];
-      continue;
+    } else {
+      t.length[c] = static_cast<uint32_t>(countChunkD0L(step, first.row(x), 0, first.length[c]));
     }
-    std::vector<uint8_t> row;
-    for (uint32_t m = 0; m < first.length[c]; ++m) {
-      const uint8_t x = first.successor[c][m];
-      if (step.successor[x].empty()) row.push_back(x);
-      else row.insert(row.end(), step.successor[x].begin(), step.successor[x].begin() + step.length[x]);
-    }
-    t.length[c] = static_cast<uint32_t>(row.size());
-    if (row.empty()) row.push_back(0);  // erased: keep it distinct from the identity
-    t.successor[c] = std::move(row);
+    if (t.length[c] > max_row) return identityD0LTable();  // not usable
+    if (!first.identity(x) || !step.identity(x)) bytes += t.length[c];
+  }
+  if (bytes > max_bytes) return identityD0LTable();
+  t.rows.resize(bytes);
+  uint8_t* out = t.rows.data();
+  for (uint32_t c = 0; c < PG_SYMBOL_COUNT; ++c) {
+    const auto x = static_cast<uint8_t>(c);
+    if (first.identity(x) && step.identity(x)) continue;
+    t.start[c] = static_cast<int32_t>(out - t.rows.data());
+    if (first.identity(x)) out = std::copy_n(step.row(x), step.length[c], out);
+    else out = rewriteChunkD0L(step, first.row(x), 0, first.length[c], out);
   }
   finishD0LTable(t);
   return t;
@@ -236,10 +247,10 @@ uint8_t* rewriteChunkD0L(const D0LTable& t, const uint8_t* symbols, uint64_t beg
   for (uint64_t i = begin; i < end; ++i) {
     const uint8_t c = symbols[i];
     const uint32_t len = t.length[c];
-    if (t.successor[c].empty()) {
+    if (t.identity(c)) {
       *out++ = c;
     } else if (len != 0) {  // an erasing production; `out` may be null when the result is empty
-      std::memcpy(out, t.successor[c].data(), len);
+      std::memcpy(out, t.row(c), len);
       out += len;
     }
   }
