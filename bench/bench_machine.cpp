@@ -7,7 +7,23 @@
 // two 20 µs tasks on two threads. The time reported is the region's alone:
 // ~20 µs when the second worker is still spinning, 20 µs + its wake-up
 // latency once it has gone to sleep.
+//
+// BM_WriteCeiling/KiB/threads: the most a parallel D0L derivation step could
+// gain. A D0L jump (derive.cpp) is a pure write: the final string, KiB long,
+// copied from rows of a small table. Here the same write with memcpy from a
+// 4 KiB source, after both cores' caches are settled as `procgen bench` does
+// (each writes 4 MiB elsewhere), on one thread or split in halves with a
+// second plain thread that is already spinning (no wake-up, no scheduler):
+// the ratio of the two is the ceiling of the derivation speedup of the D0L
+// models on this machine, before any overhead.
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
 
 #if PROCGEN_HAVE_TBB
 #include <tbb/global_control.h>
@@ -42,3 +58,67 @@ BENCHMARK(BM_TbbRegionAfterGap)->Arg(0)->Arg(50)->Arg(200)->Arg(1000)->Arg(5000)
 
 }  // namespace
 #endif
+
+namespace {
+
+void writeRows(unsigned char* out, size_t begin, size_t end, const unsigned char* rows) {
+  constexpr size_t kRow = 2048;  // about a Hilbert 3-step row
+  for (size_t i = begin; i < end; i += kRow) std::memcpy(out + i, rows + (i / kRow % 2) * kRow, std::min(kRow, end - i));
+}
+
+void BM_WriteCeiling(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0)) << 10;
+  const bool two = state.range(1) == 2;
+  std::vector<unsigned char> out(bytes), rows(4096, 'F');
+  std::vector<unsigned char> settle0(4 << 20), settle1(4 << 20);
+  std::atomic<int> round{0}, finished{0};
+  std::thread helper([&] {  // spins between rounds: always awake
+    for (int seen = 0;;) {
+      int r;
+      while ((r = round.load(std::memory_order_acquire)) == seen) {
+      }
+      if (r < 0) return;
+      seen = r;
+      if (r % 2 == 1) std::fill(settle1.begin(), settle1.end(), static_cast<unsigned char>(r));
+      else writeRows(out.data(), bytes / 2, bytes, rows.data());
+      finished.fetch_add(1, std::memory_order_release);
+    }
+  });
+  auto helperRound = [&](int r) {
+    const int before = finished.load(std::memory_order_acquire);
+    round.store(r, std::memory_order_release);
+    return before;
+  };
+  auto awaitHelper = [&](int before) {
+    while (finished.load(std::memory_order_acquire) == before) {
+    }
+  };
+  int r = 0;
+  for (auto _ : state) {
+    // Settle: each core writes 4 MiB (odd rounds make the helper do its part).
+    awaitHelper(helperRound(++r));
+    std::fill(settle0.begin(), settle0.end(), static_cast<unsigned char>(r));
+    const auto t0 = std::chrono::steady_clock::now();
+    if (two) {
+      const int before = helperRound(++r);
+      writeRows(out.data(), 0, bytes / 2, rows.data());
+      awaitHelper(before);
+    } else {
+      writeRows(out.data(), 0, bytes, rows.data());
+    }
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!two) ++r;  // keep the helper's round parity
+    benchmark::DoNotOptimize(out.data());
+  }
+  round.store(-1, std::memory_order_release);
+  helper.join();
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+// Koch n=7, Hilbert n=6, plant-2d n=7 final strings (610, 1083, 5559 KiB).
+BENCHMARK(BM_WriteCeiling)
+    ->ArgsProduct({{610, 1083, 5559}, {1, 2}})
+    ->ArgNames({"KiB", "threads"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
