@@ -220,10 +220,12 @@ Row benchModel(const fs::path& file, const std::vector<Column>& columns, int rep
   return row;
 }
 
+/// Milliseconds with three significant digits below 10 ms (a D0L derivation
+/// takes 0.01-0.07 ms: two decimals would round it to one or two digits).
 std::string cell(double ms) {
   char buf[32];
   if (ms < 0) return "-";
-  std::snprintf(buf, sizeof(buf), ms < 10 ? "%.2f" : "%.1f", ms);
+  std::snprintf(buf, sizeof(buf), ms < 0.1 ? "%.3f" : ms < 10 ? "%.2f" : "%.1f", ms);
   return buf;
 }
 
