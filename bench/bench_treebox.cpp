@@ -40,7 +40,10 @@ bool deviceLabel(benchmark::State& state, Backend backend, std::string& suffix) 
     state.SkipWithError(openclStatus().c_str());
     return false;
   }
-  suffix = " " + openclSelectedDevice().name;
+  // push_back/append, not " " + name: GCC 12 reports a false -Wrestrict overlap.
+  suffix.clear();
+  suffix.push_back(' ');
+  suffix.append(openclSelectedDevice().name);
   return true;
 }
 
