@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/cli_run.hpp"
 #include "procgen/backend.hpp"
 #include "procgen/lsystem.hpp"
 
@@ -22,12 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::slurp;
 
 fs::path example(const std::string& file) {
   return fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems" / file;
@@ -42,26 +38,15 @@ const char* kLeafModel =
     "A(x) --> F(x)[+A(x*0.7)][-{.f(x/3)+f(x/3)+f(x/3)}]A(x*0.9)\n"
     "endlsystem\n";
 
-class CliLsystem : public ::testing::Test {
+class CliLsystem : public test::ScratchDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("procgen_cli_lsystem_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   /// Runs `procgen ARGS`; stdout and stderr land in out_ and err_.
   int run(const std::string& args) {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd =
-        std::string(PROCGEN_CLI_PATH) + " " + args + " > " + out.string() + " 2> " + err.string();
-    const int status = std::system(cmd.c_str());
+    const int rc = test::runProcgen(args, out, err);
     out_ = slurp(out);
     err_ = slurp(err);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return rc;
   }
 
   fs::path write(const std::string& name, const std::string& text) {
@@ -84,7 +69,6 @@ class CliLsystem : public ::testing::Test {
     return j;
   }
 
-  fs::path dir_;
   std::string out_, err_;
 };
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cli_run.hpp"
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
 #include "procgen/opencl.hpp"
@@ -80,19 +81,13 @@ struct ChunkOverride {
   }
 };
 
-class SceneTest : public ::testing::Test {
+class SceneTest : public procgen::test::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("procgen_scene_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   fs::path write(const std::string& name, const std::string& text) {
     fs::path p = dir_ / name;
     std::ofstream(p) << text;
     return p;
   }
-  fs::path dir_;
 };
 
 // Grammars that exercise every pass kind: parametric with conditions, context
@@ -384,16 +379,14 @@ TEST_F(SceneTest, ForestExampleAndCommand) {
   EXPECT_EQ(trees, 12u);
 
   const fs::path out = dir_ / "forest.obj", stats = dir_ / "stats.json", err = dir_ / "err.txt";
-  const std::string cmd = std::string(PROCGEN_CLI_PATH) + " scene " + forest.string() + " -o " +
-                          out.string() + " --stats-json " + stats.string() + " 2> " + err.string();
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 0);
-  std::ifstream js(stats);
-  std::stringstream text;
-  text << js.rdbuf();
-  EXPECT_NE(text.str().find("\"instances\": 50"), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("\"instance\": 49"), std::string::npos);
+  ASSERT_EQ(procgen::test::runProcgen("scene " + forest.string() + " -o " + out.string() + " --stats-json " +
+                                           stats.string(),
+                                       {}, err),
+            0)
+      << procgen::test::slurp(err);
+  const std::string text = procgen::test::slurp(stats);
+  EXPECT_NE(text.find("\"instances\": 50"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"instance\": 49"), std::string::npos);
   // OBJ groups per instance: one `o instance_N` line each.
   std::ifstream obj(out);
   std::string line;
@@ -403,14 +396,9 @@ TEST_F(SceneTest, ForestExampleAndCommand) {
 
   // A malformed scene is bad input (exit 2) with file:line:col.
   std::ofstream(dir_ / "bad.scene") << "nothing-here.l n=2\n";
-  const int bad = std::system(
-      (std::string(PROCGEN_CLI_PATH) + " scene " + (dir_ / "bad.scene").string() + " 2> " + err.string())
-          .c_str());
-  EXPECT_EQ(WEXITSTATUS(bad), 2);
-  std::ifstream e(err);
-  std::stringstream etext;
-  etext << e.rdbuf();
-  EXPECT_NE(etext.str().find("bad.scene:1:1: error"), std::string::npos) << etext.str();
+  EXPECT_EQ(procgen::test::runProcgen("scene " + (dir_ / "bad.scene").string(), {}, err), 2);
+  const std::string etext = procgen::test::slurp(err);
+  EXPECT_NE(etext.find("bad.scene:1:1: error"), std::string::npos) << etext;
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cli_run.hpp"
 #include "opencl/runtime.hpp"
 #include "procgen/opencl.hpp"
 #include "procgen/treebox.hpp"
@@ -383,17 +384,10 @@ TEST(OpenCLTreebox, BBoxRejectsWhatSerialRejects) {
 
 // ---- CLI ------------------------------------------------------------------
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using procgen::test::slurp;
 
 int runCli(const std::string& args, const fs::path& err, const std::string& env = "") {
-  const std::string cmd = env + " " + PROCGEN_CLI_PATH + " " + args + " 2> " + err.string();
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return procgen::test::runProcgen(args, {}, err, env);
 }
 
 TEST(OpenCLTreebox, CliParensAndBBoxPrintWhatSerialPrints) {

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/cli_run.hpp"
 #include "procgen/lsystem.hpp"
 #include "procgen/opencl.hpp"
 
@@ -19,28 +20,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using procgen::test::runProcgen;
+using procgen::test::slurp;
 
-int run(const std::string& args, const fs::path& out, const fs::path& err) {
-  std::string cmd = std::string(PROCGEN_CLI_PATH) + " " + args + " > " + out.string() + " 2> " + err.string();
-  int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& args, const fs::path& out, const fs::path& err) { return runProcgen(args, out, err); }
 
-class CliBench : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("procgen_cli_bench_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using CliBench = procgen::test::ScratchDirTest;
 
 TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
   const fs::path model = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems" / "koch-island.l";

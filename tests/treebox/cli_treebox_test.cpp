@@ -10,34 +10,18 @@
 #include <sstream>
 #include <string>
 
+#include "common/cli_run.hpp"
 #include "procgen/opencl.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using procgen::test::slurp;
 
-int run(const std::string& args, const fs::path& err) {
-  std::string cmd = std::string(PROCGEN_CLI_PATH) + " " + args + " 2> " + err.string();
-  int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& args, const fs::path& err) { return procgen::test::runProcgen(args, {}, err); }
 
-class CliTreebox : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("procgen_cli_treebox_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using CliTreebox = procgen::test::ScratchDirTest;
 
 TEST_F(CliTreebox, ParensFileOutputAndStats) {
   std::ofstream(dir_ / "in.txt") << "(a(b)c))(";
