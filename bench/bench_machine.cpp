@@ -71,46 +71,47 @@ void BM_WriteCeiling(benchmark::State& state) {
   const bool two = state.range(1) == 2;
   std::vector<unsigned char> out(bytes), rows(4096, 'F');
   std::vector<unsigned char> settle0(4 << 20), settle1(4 << 20);
-  std::atomic<int> round{0}, finished{0};
-  std::thread helper([&] {  // spins between rounds: always awake
-    for (int seen = 0;;) {
-      int r;
-      while ((r = round.load(std::memory_order_acquire)) == seen) {
+  // The helper spins on `posted` between jobs, so it is always awake; `done`
+  // counts the jobs it finished.
+  enum Job { kNone, kSettle, kWriteBackHalf, kQuit };
+  std::atomic<int> posted{kNone}, done{0};
+  std::thread helper([&] {
+    for (;;) {
+      int job;
+      while ((job = posted.exchange(kNone, std::memory_order_acquire)) == kNone) {
       }
-      if (r < 0) return;
-      seen = r;
-      if (r % 2 == 1) std::fill(settle1.begin(), settle1.end(), static_cast<unsigned char>(r));
+      if (job == kQuit) return;
+      if (job == kSettle) std::fill(settle1.begin(), settle1.end(), static_cast<unsigned char>(done.load()));
       else writeRows(out.data(), bytes / 2, bytes, rows.data());
-      finished.fetch_add(1, std::memory_order_release);
+      done.fetch_add(1, std::memory_order_release);
     }
   });
-  auto helperRound = [&](int r) {
-    const int before = finished.load(std::memory_order_acquire);
-    round.store(r, std::memory_order_release);
-    return before;
+  int jobs = 0;
+  auto post = [&](Job job) {
+    ++jobs;
+    posted.store(job, std::memory_order_release);
   };
-  auto awaitHelper = [&](int before) {
-    while (finished.load(std::memory_order_acquire) == before) {
+  auto awaitHelper = [&] {
+    while (done.load(std::memory_order_acquire) != jobs) {
     }
   };
-  int r = 0;
   for (auto _ : state) {
-    // Settle: each core writes 4 MiB (odd rounds make the helper do its part).
-    awaitHelper(helperRound(++r));
-    std::fill(settle0.begin(), settle0.end(), static_cast<unsigned char>(r));
+    // Settle: each core writes 4 MiB.
+    post(kSettle);
+    std::fill(settle0.begin(), settle0.end(), static_cast<unsigned char>(jobs));
+    awaitHelper();
     const auto t0 = std::chrono::steady_clock::now();
     if (two) {
-      const int before = helperRound(++r);
+      post(kWriteBackHalf);
       writeRows(out.data(), 0, bytes / 2, rows.data());
-      awaitHelper(before);
+      awaitHelper();
     } else {
       writeRows(out.data(), 0, bytes, rows.data());
     }
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    if (!two) ++r;  // keep the helper's round parity
     benchmark::DoNotOptimize(out.data());
   }
-  round.store(-1, std::memory_order_release);
+  post(kQuit);
   helper.join();
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }

@@ -28,7 +28,7 @@ inline std::string slurp(const fs::path& p) {
 /// Runs `ENV procgen ARGS` through the shell with stderr in `err` and stdout
 /// in `out` (left alone when empty). Returns the exit code, -1 when the
 /// process did not exit normally.
-inline int runProcgen(const std::string& args, const fs::path& out, const fs::path& err,
+inline int runProcgen(const std::string& args, const fs::path& err, const fs::path& out = {},
                       const std::string& env = "") {
   std::string cmd = env + " " + PROCGEN_CLI_PATH + " " + args;
   if (!out.empty()) cmd += " > " + out.string();

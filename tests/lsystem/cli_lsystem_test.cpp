@@ -43,7 +43,7 @@ class CliLsystem : public test::ScratchDirTest {
   /// Runs `procgen ARGS`; stdout and stderr land in out_ and err_.
   int run(const std::string& args) {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const int rc = test::runProcgen(args, out, err);
+    const int rc = test::runProcgen(args, err, out);
     out_ = slurp(out);
     err_ = slurp(err);
     return rc;

@@ -381,7 +381,7 @@ TEST_F(SceneTest, ForestExampleAndCommand) {
   const fs::path out = dir_ / "forest.obj", stats = dir_ / "stats.json", err = dir_ / "err.txt";
   ASSERT_EQ(procgen::test::runProcgen("scene " + forest.string() + " -o " + out.string() + " --stats-json " +
                                            stats.string(),
-                                       {}, err),
+                                       err),
             0)
       << procgen::test::slurp(err);
   const std::string text = procgen::test::slurp(stats);
@@ -396,7 +396,7 @@ TEST_F(SceneTest, ForestExampleAndCommand) {
 
   // A malformed scene is bad input (exit 2) with file:line:col.
   std::ofstream(dir_ / "bad.scene") << "nothing-here.l n=2\n";
-  EXPECT_EQ(procgen::test::runProcgen("scene " + (dir_ / "bad.scene").string(), {}, err), 2);
+  EXPECT_EQ(procgen::test::runProcgen("scene " + (dir_ / "bad.scene").string(), err), 2);
   const std::string etext = procgen::test::slurp(err);
   EXPECT_NE(etext.find("bad.scene:1:1: error"), std::string::npos) << etext;
 }

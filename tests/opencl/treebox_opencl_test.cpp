@@ -384,11 +384,8 @@ TEST(OpenCLTreebox, BBoxRejectsWhatSerialRejects) {
 
 // ---- CLI ------------------------------------------------------------------
 
+using procgen::test::runProcgen;
 using procgen::test::slurp;
-
-int runCli(const std::string& args, const fs::path& err, const std::string& env = "") {
-  return procgen::test::runProcgen(args, {}, err, env);
-}
 
 TEST(OpenCLTreebox, CliParensAndBBoxPrintWhatSerialPrints) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
@@ -399,15 +396,15 @@ TEST(OpenCLTreebox, CliParensAndBBoxPrintWhatSerialPrints) {
   for (const std::string& cmd : {"parens " + (dir / "in.txt").string(), std::string("parens --random 100000 --depth-bias 0.6"),
                                 std::string("bbox --random 20000 --dims 3")}) {
     SCOPED_TRACE(cmd);
-    ASSERT_EQ(runCli(cmd + " -o " + (dir / "serial.txt").string(), err), 0) << slurp(err);
-    ASSERT_EQ(runCli(cmd + " --backend opencl --device 0 -o " + (dir / "opencl.txt").string(), err), 0)
+    ASSERT_EQ(runProcgen(cmd + " -o " + (dir / "serial.txt").string(), err), 0) << slurp(err);
+    ASSERT_EQ(runProcgen(cmd + " --backend opencl --device 0 -o " + (dir / "opencl.txt").string(), err), 0)
         << slurp(err);
     EXPECT_EQ(slurp(dir / "opencl.txt"), slurp(dir / "serial.txt"));
   }
   // No such device, then no platform at all: exit 3 and the runtime's message.
-  EXPECT_EQ(runCli("parens --random 10 --backend opencl --device 99", err), 3);
+  EXPECT_EQ(runProcgen("parens --random 10 --backend opencl --device 99", err), 3);
   EXPECT_NE(slurp(err).find("error:"), std::string::npos) << slurp(err);
-  EXPECT_EQ(runCli("bbox --random 10 --backend opencl", err, "OCL_ICD_VENDORS=/nonexistent OCL_ICD_FILENAMES="), 3);
+  EXPECT_EQ(runProcgen("bbox --random 10 --backend opencl", err, {}, "OCL_ICD_VENDORS=/nonexistent OCL_ICD_FILENAMES="), 3);
   EXPECT_NE(slurp(err).find("pocl-opencl-icd"), std::string::npos) << slurp(err);
   fs::remove_all(dir);
 }

@@ -23,8 +23,6 @@ namespace fs = std::filesystem;
 using procgen::test::runProcgen;
 using procgen::test::slurp;
 
-int run(const std::string& args, const fs::path& out, const fs::path& err) { return runProcgen(args, out, err); }
-
 using CliBench = procgen::test::ScratchDirTest;
 
 TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
@@ -33,7 +31,7 @@ TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
   (void)procgen::derive(procgen::LSystem::fromFile(model), {}, &stats);
 
   const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt", json = dir_ / "bench.json";
-  ASSERT_EQ(run("bench lsystem " + model.string() + " --repeat 1 --threads 1,2 --json " + json.string(), out, err),
+  ASSERT_EQ(runProcgen("bench lsystem " + model.string() + " --repeat 1 --threads 1,2 --json " + json.string(), err, out),
             0)
       << slurp(err);
   const std::string table = slurp(out);
@@ -64,7 +62,7 @@ TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
 TEST_F(CliBench, OpenCLColumnIsLabelledWithTheDevice) {
   const fs::path model = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems" / "koch-island.l";
   const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt", json = dir_ / "bench.json";
-  ASSERT_EQ(run("bench lsystem " + model.string() + " --repeat 1 --threads 1 --json " + json.string(), out, err), 0)
+  ASSERT_EQ(runProcgen("bench lsystem " + model.string() + " --repeat 1 --threads 1 --json " + json.string(), err, out), 0)
       << slurp(err);
   const std::string table = slurp(out);
   if (!procgen::backendAvailable(procgen::Backend::kOpenCL)) {
@@ -91,10 +89,10 @@ TEST_F(CliBench, OpenCLColumnIsLabelledWithTheDevice) {
 
 TEST_F(CliBench, BadOptionsAreUsageErrors) {
   const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
-  EXPECT_EQ(run("bench lsystem --repeat 0", out, err), 1);
-  EXPECT_EQ(run("bench lsystem --backends nonsense", out, err), 1);
-  EXPECT_EQ(run("bench", out, err), 1);  // a benchmark must be named
-  EXPECT_EQ(run("bench lsystem /nonexistent/model.l --repeat 1", out, err), 2);
+  EXPECT_EQ(runProcgen("bench lsystem --repeat 0", err, out), 1);
+  EXPECT_EQ(runProcgen("bench lsystem --backends nonsense", err, out), 1);
+  EXPECT_EQ(runProcgen("bench", err, out), 1);  // a benchmark must be named
+  EXPECT_EQ(runProcgen("bench lsystem /nonexistent/model.l --repeat 1", err, out), 2);
 }
 
 }  // namespace

@@ -17,9 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using procgen::test::runProcgen;
 using procgen::test::slurp;
-
-int run(const std::string& args, const fs::path& err) { return procgen::test::runProcgen(args, {}, err); }
 
 using CliTreebox = procgen::test::ScratchDirTest;
 
@@ -27,7 +26,7 @@ TEST_F(CliTreebox, ParensFileOutputAndStats) {
   std::ofstream(dir_ / "in.txt") << "(a(b)c))(";
   for (const char* backend : {"serial", "cpu"}) {
     fs::path out = dir_ / "out.txt", stats = dir_ / "stats.json", err = dir_ / "err.txt";
-    int rc = run("parens " + (dir_ / "in.txt").string() + " --backend " + backend + " -o " +
+    int rc = runProcgen("parens " + (dir_ / "in.txt").string() + " --backend " + backend + " -o " +
                      out.string() + " --stats-json " + stats.string(),
                  err);
     ASSERT_EQ(rc, 0) << slurp(err);
@@ -48,7 +47,7 @@ TEST_F(CliTreebox, LsystemBranchBounds) {
   std::ofstream(dir_ / "p.l") << "angle increment: 90\nstep length: 1\nLsystem: 1\n"
                                  "derivation length: 1\nAxiom: X\nX --> F[+F]F\nendlsystem\n";
   fs::path stats = dir_ / "stats.json", err = dir_ / "err.txt";
-  ASSERT_EQ(run("lsystem " + (dir_ / "p.l").string() + " -q --branch-bounds --stats-json " +
+  ASSERT_EQ(runProcgen("lsystem " + (dir_ / "p.l").string() + " -q --branch-bounds --stats-json " +
                     stats.string(),
                 err),
             0)
@@ -59,10 +58,10 @@ TEST_F(CliTreebox, LsystemBranchBounds) {
       << js;
   EXPECT_NE(js.find(", 0, 0, 1, 0]}\n  ],"), std::string::npos) << js;
   // --branch-bounds needs --stats-json; homomorphisms are refused (bad input).
-  EXPECT_EQ(run("lsystem " + (dir_ / "p.l").string() + " -q --branch-bounds", err), 1);
+  EXPECT_EQ(runProcgen("lsystem " + (dir_ / "p.l").string() + " -q --branch-bounds", err), 1);
   std::ofstream(dir_ / "h.l") << "Lsystem: 1\nderivation length: 1\nAxiom: A\nA --> A[A]\n"
                                  "homomorphism:\nA --> F\nendlsystem\n";
-  EXPECT_EQ(run("lsystem " + (dir_ / "h.l").string() + " -q --branch-bounds --stats-json " +
+  EXPECT_EQ(runProcgen("lsystem " + (dir_ / "h.l").string() + " -q --branch-bounds --stats-json " +
                     stats.string(),
                 err),
             2);
@@ -70,13 +69,13 @@ TEST_F(CliTreebox, LsystemBranchBounds) {
 
 TEST_F(CliTreebox, ExitCodes) {
   fs::path err = dir_ / "err.txt";
-  EXPECT_EQ(run("parens", err), 1);  // neither FILE nor --random
-  EXPECT_EQ(run("parens " + (dir_ / "missing.txt").string(), err), 2);
-  EXPECT_EQ(run("parens --random 10 --backend opencl", err), procgen::openclDevices().empty() ? 3 : 0);
-  EXPECT_EQ(run("parens --random 10 -o " + (dir_ / "no/such/dir/out").string(), err), 4);
+  EXPECT_EQ(runProcgen("parens", err), 1);  // neither FILE nor --random
+  EXPECT_EQ(runProcgen("parens " + (dir_ / "missing.txt").string(), err), 2);
+  EXPECT_EQ(runProcgen("parens --random 10 --backend opencl", err), procgen::openclDevices().empty() ? 3 : 0);
+  EXPECT_EQ(runProcgen("parens --random 10 -o " + (dir_ / "no/such/dir/out").string(), err), 4);
 
   std::ofstream(dir_ / "bad.scene") << "blend {\n  leaf 0 0 x 1\n}\n";
-  EXPECT_EQ(run("bbox " + (dir_ / "bad.scene").string(), err), 2);
+  EXPECT_EQ(runProcgen("bbox " + (dir_ / "bad.scene").string(), err), 2);
   std::string e = slurp(err);
   EXPECT_NE(e.find("bad.scene:2:12: error:"), std::string::npos) << e;
 }
@@ -84,7 +83,7 @@ TEST_F(CliTreebox, ExitCodes) {
 TEST_F(CliTreebox, BBoxOutput) {
   std::ofstream(dir_ / "s.scene") << "clip 0 0 10 10 {\n  leaf 5 5 20 20\n}\nblend {\n}\n";
   fs::path out = dir_ / "boxes.txt", err = dir_ / "err.txt";
-  ASSERT_EQ(run("bbox " + (dir_ / "s.scene").string() + " -o " + out.string(), err), 0) << slurp(err);
+  ASSERT_EQ(runProcgen("bbox " + (dir_ / "s.scene").string() + " -o " + out.string(), err), 0) << slurp(err);
   EXPECT_EQ(slurp(out), "clip 0 0 10 10\nleaf 5 5 10 10\nend 0 0 10 10\nblend empty\nend empty\n");
 }
 

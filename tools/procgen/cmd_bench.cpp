@@ -220,8 +220,8 @@ Row benchModel(const fs::path& file, const std::vector<Column>& columns, int rep
   return row;
 }
 
-/// Milliseconds with three significant digits below 10 ms (a D0L derivation
-/// takes 0.01-0.07 ms: two decimals would round it to one or two digits).
+/// Milliseconds: three decimals below 0.1 ms (a D0L derivation takes
+/// 0.01-0.1 ms; two decimals left it one or two digits), two below 10 ms.
 std::string cell(double ms) {
   char buf[32];
   if (ms < 0) return "-";

@@ -104,8 +104,6 @@ void finishD0LTable(D0LTable& t) {
   }
 }
 
-}  // namespace
-
 /// A table that keeps every symbol (not yet usable).
 D0LTable identityD0LTable() {
   D0LTable t;
@@ -113,6 +111,8 @@ D0LTable identityD0LTable() {
   std::fill(std::begin(t.start), std::end(t.start), -1);
   return t;
 }
+
+}  // namespace
 
 D0LTable makeD0LTable(const LSystemData& data, const RuleTable& table) {
   D0LTable t = identityD0LTable();
