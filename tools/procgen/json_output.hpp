@@ -54,11 +54,15 @@ inline void append(std::string& out, const Json& v, int depth, int expand_depth)
   const bool object = v.is_object();
   out += object ? '{' : '[';
   const bool expand = depth < expand_depth && !v.empty() && holdsContainer(v);
-  const std::string indent = expand ? std::string(2 * size_t(depth + 1), ' ') : std::string();
   bool first = true;
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (!first) out += ',';
-    out += expand ? "\n" + indent : (first ? "" : " ");
+    if (expand) {
+      out += '\n';
+      out.append(2 * size_t(depth + 1), ' ');
+    } else if (!first) {
+      out += ' ';
+    }
     first = false;
     if (object) {
       appendScalar(out, Json(it.key()));
@@ -66,7 +70,10 @@ inline void append(std::string& out, const Json& v, int depth, int expand_depth)
     }
     append(out, it.value(), depth + 1, expand_depth);
   }
-  if (expand) out += "\n" + std::string(2 * size_t(depth), ' ');
+  if (expand) {
+    out += '\n';
+    out.append(2 * size_t(depth), ' ');
+  }
   out += object ? '}' : ']';
 }
 
