@@ -37,6 +37,15 @@ class OutputStream {
     std::memcpy(buffer_.data() + used_, data, size);
     used_ += size;
   }
+  /// write() of at most kShort bytes from a source with kShort readable bytes:
+  /// one fixed-size copy (the bytes past `size` are overwritten later), which
+  /// is much cheaper than a variable-size memcpy for small binary records.
+  static constexpr size_t kShort = 32;
+  void writeShort(const void* data, size_t size) {
+    reserve(kShort);
+    std::memcpy(buffer_.data() + used_, data, kShort);
+    used_ += size;
+  }
   void put(char c) {
     if (used_ == kCapacity) flush();
     buffer_[used_++] = c;

@@ -3,8 +3,11 @@
 // encodings, so ASCII and binary_little_endian bodies come from the same calls.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "io/output_file.hpp"
 
@@ -24,35 +27,68 @@ class PlyRecords {
  public:
   PlyRecords(OutputStream& out, bool ascii) : out_(out), ascii_(ascii) {}
 
+  /// A whole fixed-layout record (e.g. a vertex) in one call: binary packs it
+  /// into one write of a compile-time size — the hot path of big meshes.
+  template <typename... T>
+  void record(T... values) {
+    if (ascii_) {
+      (text(values), ...);
+      end();
+      return;
+    }
+    char bytes[(sizeof(T) + ...)];
+    size_t at = 0;
+    ((std::memcpy(bytes + at, &values, sizeof(T)), at += sizeof(T)), ...);
+    out_.write(bytes, sizeof bytes);
+  }
+
+  // Value by value, for records whose layout varies (lists, optional properties).
+
   void f32(float v) {
-    if (!ascii_) return out_.binary(v);
-    separate();
-    out_.number(v);
+    if (!ascii_) return pack(v);
+    text(v);
   }
   void u8(uint8_t v) {
-    if (!ascii_) return out_.binary(v);
-    separate();
-    out_.number(uint32_t{v});
+    if (!ascii_) return pack(v);
+    text(v);
   }
   void i32(int32_t v) {
-    if (!ascii_) return out_.binary(v);
-    separate();
-    out_.number(v);
+    if (!ascii_) return pack(v);
+    text(v);
   }
   void end() {
-    if (!ascii_) return;
+    if (!ascii_) return flushRecord();
     out_.put('\n');
     first_ = true;
   }
 
  private:
-  void separate() {
+  // Binary values are gathered per record and handed over in one write:
+  // a vertex is 7 values, and a write per value cost 20% of a PLY file's time.
+  template <typename T>
+  void pack(T v) {
+    static_assert(std::endian::native == std::endian::little);
+    if (used_ + sizeof(T) > sizeof record_) flushRecord();
+    std::memcpy(record_ + used_, &v, sizeof(T));
+    used_ += sizeof(T);
+  }
+  void flushRecord() {
+    if (used_ <= OutputStream::kShort) out_.writeShort(record_, used_);
+    else out_.write(record_, used_);
+    used_ = 0;
+  }
+  template <typename T>
+  void text(T v) {
     if (!first_) out_.put(' ');
     first_ = false;
+    if constexpr (std::is_same_v<T, uint8_t>) out_.number(uint32_t{v});
+    else out_.number(v);
   }
   OutputStream& out_;
   bool ascii_;
   bool first_ = true;
+  size_t used_ = 0;
+  char record_[256] = {};  // >= OutputStream::kShort, initialized: writeShort copies past used_
 };
 
 }  // namespace procgen::io

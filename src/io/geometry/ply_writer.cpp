@@ -29,21 +29,10 @@ class PlyBody {
   PlyBody(OutputStream& out, bool ascii) : records_(out, ascii) {}
 
   void vertex(const Vec3& p, Rgb8 c, int32_t instance) {
-    records_.f32(p.x);
-    records_.f32(p.y);
-    records_.f32(p.z);
-    records_.u8(c.r);
-    records_.u8(c.g);
-    records_.u8(c.b);
-    records_.i32(instance);
-    records_.end();
+    records_.record(p.x, p.y, p.z, c.r, c.g, c.b, instance);
   }
 
-  void edge(uint32_t a, uint32_t b) {
-    records_.i32(static_cast<int32_t>(a));
-    records_.i32(static_cast<int32_t>(b));
-    records_.end();
-  }
+  void edge(uint32_t a, uint32_t b) { records_.record(static_cast<int32_t>(a), static_cast<int32_t>(b)); }
 
   void faceBegin(uint32_t n, bool wide_count) {
     if (wide_count) records_.i32(static_cast<int32_t>(n));
