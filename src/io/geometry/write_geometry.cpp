@@ -1,3 +1,5 @@
+// writeGeometry: the extension picks the format, the options are checked once,
+// and one dispatch serves the path, sink and memory variants.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -125,9 +127,10 @@ void writeGeometry(const Geometry& geometry, const std::filesystem::path& path,
     mtl_path = options.obj_mtl_name.empty() ? std::filesystem::path(path).replace_extension(".mtl")
                                             : path.parent_path() / options.obj_mtl_name;
   }
-  io::writeToFile(path, [&](ByteSink& sink) {
-    dispatch(geometry, *format, sink, options, mtl_path.filename().string());
-  });
+  // The mtllib line names the library relative to the .obj, as the file was placed.
+  const std::string mtl_name = mtl_path.empty() || options.obj_mtl_name.empty() ? mtl_path.filename().string()
+                                                                                : options.obj_mtl_name;
+  io::writeToFile(path, [&](ByteSink& sink) { dispatch(geometry, *format, sink, options, mtl_name); });
   if (!mtl_path.empty())
     io::writeToFile(mtl_path, [&](ByteSink& sink) { writeObjMaterials(geometry, sink); });
 }
