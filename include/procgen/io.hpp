@@ -89,7 +89,7 @@ void writeGeometry(const Geometry& geometry, const std::filesystem::path& path,
                    const WriteOptions& options = {});
 
 /// Writes `geometry` in `format` to `sink` (streaming: the sink receives the
-/// bytes in order, in chunks of up to 1 MiB; glTF is built whole first), then
+/// bytes in order, in chunks of about 1 MiB; glTF is built whole first), then
 /// calls sink.finish(). Same bytes as the path variant (for OBJ with the same
 /// obj_mtl_name). Throws like the path variant; errors name sink.name().
 void writeGeometry(const Geometry& geometry, GeometryFormat format, ByteSink& sink,

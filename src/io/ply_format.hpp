@@ -63,8 +63,9 @@ class PlyRecords {
   }
 
  private:
-  // Binary values are gathered per record and handed over in one write:
-  // a vertex is 7 values, and a write per value cost 20% of a PLY file's time.
+  // Binary values are gathered per record and handed over in one write: with
+  // one write per value the binary mesh writer took about 1.7x as long (perf
+  // profile of a 2-million-segment plant).
   template <typename T>
   void pack(T v) {
     static_assert(std::endian::native == std::endian::little);
