@@ -1,15 +1,28 @@
-// procgen geometry writers: turtle output (procgen::Geometry) to files that
-// open in users' tools — OBJ and PLY (Blender, MeshLab), glTF 2.0 (any glTF
-// viewer), SVG (a browser) and a PNG preview. docs/output-formats.md lists
-// what each file contains.
+// procgen outputs. This header holds the geometry writers — turtle output
+// (procgen::Geometry) to files that open in users' tools: OBJ and PLY
+// (Blender, MeshLab), glTF 2.0 (any glTF viewer), SVG (a browser) and a PNG
+// preview — and includes the other outputs:
+//   procgen/output.hpp  ByteSink, MemorySink, FileSink: where bytes go
+//   procgen/image.hpp   encodePng (8/16-bit gray, gray+alpha, RGB, RGBA), heightmaps
+//   procgen/volume.hpp  raw float32 volumes with a JSON sidecar
+//   procgen/points.hpp  point sets as PLY
+// Every writer has a path variant, a ByteSink variant (streaming) and a
+// memory variant; all three run the same format code, so they give the same
+// bytes. docs/output-formats.md lists what each file contains.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "procgen/geometry.hpp"
+#include "procgen/image.hpp"
+#include "procgen/output.hpp"
+#include "procgen/points.hpp"
+#include "procgen/volume.hpp"
 
 namespace procgen {
 
@@ -43,7 +56,20 @@ struct WriteOptions {
 
   bool ply_ascii = false;  ///< PLY: ASCII instead of binary little-endian
   bool obj_mtl = true;     ///< OBJ: write a companion .mtl with one material per colour
+  /// OBJ: the material library's file name, written in the `mtllib` line.
+  /// Path variant: empty = the output's name with extension .mtl, written
+  /// beside it. Sink and memory variants write no file, and reference
+  /// materials (mtllib + usemtl) only when this is set and obj_mtl is true;
+  /// produce the library's bytes with writeObjMaterials.
+  std::string obj_mtl_name;
 };
+
+/// The geometry formats; the extension names each one.
+enum class GeometryFormat { kObj, kPly, kGlb, kGltf, kSvg, kPng };
+
+/// The format of an extension (case-insensitive, with or without the dot:
+/// "png", ".PNG"); nullopt for anything else.
+std::optional<GeometryFormat> geometryFormatFromExtension(std::string_view ext);
 
 /// Writes `geometry` to `path`, choosing the format by the extension
 /// (case-insensitive): .obj, .ply, .glb, .gltf, .svg, .png.
@@ -61,6 +87,22 @@ struct WriteOptions {
 /// glTF holds the whole file in memory (about twice the output size).
 void writeGeometry(const Geometry& geometry, const std::filesystem::path& path,
                    const WriteOptions& options = {});
+
+/// Writes `geometry` in `format` to `sink` (streaming: the sink receives the
+/// bytes in order, in chunks of about 1 MiB; glTF is built whole first), then
+/// calls sink.finish(). Same bytes as the path variant (for OBJ with the same
+/// obj_mtl_name). Throws like the path variant; errors name sink.name().
+void writeGeometry(const Geometry& geometry, GeometryFormat format, ByteSink& sink,
+                   const WriteOptions& options = {});
+
+/// The bytes of `geometry` in `format`, in memory (the sink variant into a MemorySink).
+std::vector<uint8_t> encodeGeometry(const Geometry& geometry, GeometryFormat format,
+                                    const WriteOptions& options = {});
+
+/// OBJ's material library: one `color_N` material (diffuse = paletteColor(N))
+/// for every colour index the geometry uses, ascending. The path variant of
+/// writeGeometry writes this beside the .obj.
+void writeObjMaterials(const Geometry& geometry, ByteSink& sink);
 
 /// True for the extensions writeGeometry accepts; `ext` may carry the leading
 /// dot or not ("png", ".PNG").

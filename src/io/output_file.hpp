@@ -1,38 +1,49 @@
-// Buffered binary/text output for the writers. Files with millions of numbers
-// must be written fast: numbers are formatted with std::to_chars (shortest
-// round-trip form for floats) straight into a large buffer, never through
-// iostream formatting. Every failure becomes an OutputError naming the path.
+// Buffered binary/text output for every writer, over a ByteSink
+// (procgen/output.hpp) — a file, memory, or a caller's stream. Files with
+// millions of numbers must be written fast: numbers are formatted with
+// std::to_chars (shortest round-trip form for floats) straight into a large
+// buffer, never through iostream formatting. Sink failures are OutputErrors
+// naming the output.
 #pragma once
 
 #include <bit>
 #include <charconv>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "procgen/output.hpp"
+
 namespace procgen::io {
 
-class OutputFile {
+class OutputStream {
  public:
-  /// Opens `path` for writing (truncating). Throws OutputError.
-  explicit OutputFile(const std::filesystem::path& path);
-  ~OutputFile();
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
+  explicit OutputStream(ByteSink& sink) : sink_(sink), buffer_(kCapacity) {}
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
 
   void write(const void* data, size_t size) {
     if (size > kCapacity - used_) {
       flush();
       if (size > kCapacity) {
-        writeRaw(data, size);
+        sink_.write(data, size);
         return;
       }
     }
     std::memcpy(buffer_.data() + used_, data, size);
+    used_ += size;
+  }
+  /// write() of at most kShort bytes from a source with kShort readable bytes:
+  /// one fixed-size copy (the bytes past `size` are overwritten later), which
+  /// is much cheaper than a variable-size memcpy for small binary records.
+  static constexpr size_t kShort = 32;
+  void writeShort(const void* data, size_t size) {
+    reserve(kShort);
+    std::memcpy(buffer_.data() + used_, data, kShort);
     used_ += size;
   }
   void put(char c) {
@@ -68,22 +79,36 @@ class OutputFile {
     write(&value, sizeof(T));
   }
 
-  /// Flushes and closes; throws OutputError if anything failed. The destructor
-  /// closes silently, so call this on the success path.
-  void close();
+  /// Hands the buffered bytes to the sink and calls its finish(); call this on
+  /// the success path (a stream dropped after an exception writes nothing more).
+  void close() {
+    flush();
+    sink_.finish();
+  }
+
+  const ByteSink& sink() const { return sink_; }
 
  private:
   static constexpr size_t kCapacity = size_t{1} << 20;
   void reserve(size_t n) {
     if (kCapacity - used_ < n) flush();
   }
-  void flush();
-  void writeRaw(const void* data, size_t size);
+  void flush() {
+    if (used_ != 0) sink_.write(buffer_.data(), used_);
+    used_ = 0;
+  }
 
-  std::string path_;
-  std::FILE* file_ = nullptr;
+  ByteSink& sink_;
   std::vector<char> buffer_;
   size_t used_ = 0;
 };
+
+/// The path variant of every writer: opens `path` (OutputError if it cannot),
+/// runs `write` on the file sink, then finishes it. One format implementation
+/// serves files and memory.
+void writeToFile(const std::filesystem::path& path, const std::function<void(ByteSink&)>& write);
+
+/// The memory variant: the bytes `write` produces.
+std::vector<uint8_t> writeToMemory(const std::function<void(ByteSink&)>& write);
 
 }  // namespace procgen::io

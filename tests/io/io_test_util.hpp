@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "procgen/error.hpp"
 #include "procgen/geometry.hpp"
 #include "procgen/io.hpp"
 
@@ -108,6 +109,21 @@ inline double distanceToAxis(const Vec3& p, const Vec3& a, const Vec3& b, double
   if (t) *t = tt;
   double ex = px - tt * dx, ey = py - tt * dy, ez = pz - tt * dz;
   return std::sqrt(ex * ex + ey * ey + ez * ez);
+}
+
+/// `write()` must throw a usage Error (a bad argument, not an OutputError)
+/// before creating `path`.
+template <typename Write>
+void expectUsageErrorWithoutFile(Write&& write, const std::filesystem::path& path) {
+  try {
+    write();
+    ADD_FAILURE() << "accepted a bad argument";
+  } catch (const OutputError& e) {
+    ADD_FAILURE() << "a bad argument is a usage error, got an output error: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exitCode(), ExitCode::kUsage) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path)) << path;
 }
 
 inline bool sameVec(const Vec3& a, const Vec3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }

@@ -1,5 +1,5 @@
 // writeGeometry's dispatch and errors, the palette, and the cylinder mesher.
-#include "io/cylinder_mesh.hpp"
+#include "io/geometry/cylinder_mesh.hpp"
 #include "io/io_test_util.hpp"
 #include "procgen/error.hpp"
 

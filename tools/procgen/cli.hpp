@@ -35,9 +35,6 @@ struct ExecutionOptions {
 /// True when stderr is a terminal (progress lines are shown only then).
 bool stderrIsTerminal();
 
-/// Writes `text` to `path`, or to stdout when path is "-". Throws OutputError.
-void writeTextOutput(const std::string& path, const std::string& text);
-
 }  // namespace procgen::cli
 
 #define PROCGEN_CLI_CONCAT2(a, b) a##b

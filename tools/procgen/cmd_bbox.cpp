@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "output_options.hpp"
 #include "procgen/treebox.hpp"
 
 namespace procgen::cli {
@@ -9,7 +10,7 @@ namespace {
 
 struct BBoxOptions {
   std::string scene;
-  std::string output = "-";
+  CommandOutputs outputs;
   uint64_t random = 0;
   uint64_t seed = 1;
   int dimensions = 2;
@@ -34,10 +35,8 @@ void setupBBox(CLI::App& app) {
       ->group("Input");
   cmd->add_option("--write-scene", o->write_scene, "Also write the scene's text (e.g. of --random)")
       ->group("Output");
-  cmd->add_option("-o", o->output,
-                  "Write one line per element: kind and resulting box, or 'empty' ('-' = stdout)")
-      ->capture_default_str()
-      ->group("Output");
+  o->outputs.addOutputs(*cmd, "Write one line per element: kind and resulting box, or 'empty' ('-' = stdout)",
+                        "-", "-o");
   o->execution.add(*cmd);
   cmd->callback([o, cmd] {
     if (o->scene.empty() && cmd->count("--random") == 0)
@@ -46,8 +45,8 @@ void setupBBox(CLI::App& app) {
     Scene s = o->scene.empty() ? randomScene(o->random, o->seed, o->dimensions) : readScene(o->scene);
     std::unique_ptr<Box3[]> boxes(new Box3[s.size() == 0 ? 1 : s.size()]);
     treeBoundingBoxes(s, boxes.get(), ex);
-    if (!o->write_scene.empty()) writeTextOutput(o->write_scene, writeScene(s));
-    writeTextOutput(o->output, writeSceneBoxes(s, boxes.get()));
+    if (!o->write_scene.empty()) writeOutput(o->write_scene, writeScene(s));
+    o->outputs.writeAll(writeSceneBoxes(s, boxes.get()));
   });
 }
 

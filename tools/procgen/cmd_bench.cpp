@@ -22,6 +22,7 @@
 
 #include "bench_stats.hpp"
 #include "cli.hpp"
+#include "output_options.hpp"
 #include "procgen/lsystem.hpp"
 #include "procgen/opencl.hpp"
 #include "procgen/scene.hpp"
@@ -41,7 +42,7 @@ struct BenchOptions {
   std::vector<std::string> backends;  // empty: cpu, and opencl when a device exists
   std::vector<int> threads;  // empty: 1, 2, 4 ... up to the machine's threads
   int repeat = 5;
-  std::string json;
+  CommandOutputs outputs;  // --json
   bool fresh_memory = false;  // let every run take first-touch page faults
 };
 
@@ -272,38 +273,40 @@ std::string formatTable(const std::vector<Row>& rows, const std::vector<Column>&
   return t.str();
 }
 
-std::string formatJson(const std::vector<Row>& rows, const std::vector<Column>& columns) {
-  std::ostringstream j;
-  j << "{\"columns\": [";
-  for (size_t k = 0; k < columns.size(); ++k)
-    j << (k ? ", " : "") << "{\"label\": \"" << columns[k].label << "\", \"backend\": \""
-      << backendName(columns[k].execution.backend)
-      << "\", \"threads\": " << effectiveThreads(columns[k].execution)
-      << (columns[k].device.empty() ? "" : ", \"device\": \"" + columns[k].device + "\"") << "}";
-  j << "],\n \"rows\": [";
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const Row& row = rows[r];
-    j << (r ? ",\n  " : "\n  ") << "{\"model\": \"" << row.model << "\", \"iterations\": " << row.iterations
-      << ", \"modules\": " << row.modules << ", \"modules_total\": " << row.modules_total;
+Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns) {
+  Json j;
+  Json& cols = j["columns"] = Json::array();
+  for (const Column& c : columns) {
+    Json col;
+    col["label"] = c.label;
+    col["backend"] = std::string(backendName(c.execution.backend));
+    col["threads"] = effectiveThreads(c.execution);
+    if (!c.device.empty()) col["device"] = c.device;
+    cols.push_back(std::move(col));
+  }
+  Json& out_rows = j["rows"] = Json::array();
+  for (const Row& row : rows) {
+    Json r;
+    r["model"] = row.model;
+    r["iterations"] = row.iterations;
+    r["modules"] = row.modules;
+    r["modules_total"] = row.modules_total;
     for (int stage = 0; stage < 2; ++stage) {
       const StageTimes& st = stage == 0 ? row.derive : row.interpret;
-      const char* name = stage == 0 ? "derive" : "interpret";
-      j << ", \"" << name << "_ms\": [";
-      for (size_t k = 0; k < st.runs.size(); ++k) j << (k ? ", " : "") << st.medianMs(k);
+      const std::string name = stage == 0 ? "derive" : "interpret";
+      Json& ms = r[name + "_ms"] = Json::array();
+      for (size_t k = 0; k < st.runs.size(); ++k) ms.push_back(st.medianMs(k));
       // Per column, against serial: {median, q1, q3} of the per-round ratios (null: serial or failed).
-      j << "], \"" << name << "_speedup\": [";
+      Json& speedups = r[name + "_speedup"] = Json::array();
       for (size_t k = 0; k < st.runs.size(); ++k) {
         const Speedup s = k == 0 ? Speedup{} : st.speedup(k);
-        j << (k ? ", " : "");
-        if (s.valid()) j << "{\"median\": " << s.median << ", \"q1\": " << s.q1 << ", \"q3\": " << s.q3 << "}";
-        else j << "null";
+        if (s.valid()) speedups.push_back({{"median", s.median}, {"q1", s.q1}, {"q3", s.q3}});
+        else speedups.push_back(nullptr);
       }
-      j << "]";
     }
-    j << "}";
+    out_rows.push_back(std::move(r));
   }
-  j << "\n]}\n";
-  return j.str();
+  return j;
 }
 
 void runBenchLsystem(const BenchOptions& o) {
@@ -336,7 +339,7 @@ void runBenchLsystem(const BenchOptions& o) {
               o.repeat,
               o.fresh_memory ? "fresh memory: first-touch page faults included" : "memory reused between runs",
               effectiveThreads(Execution{Backend::kCpu, 0}), formatTable(rows, columns).c_str());
-  if (!o.json.empty()) writeTextOutput(o.json, formatJson(rows, columns));
+  o.outputs.writeStats(benchJson(rows, columns));
 }
 
 void setupBench(CLI::App& app) {
@@ -359,7 +362,7 @@ void setupBench(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--repeat", args->repeat, "Runs per cell; the table shows the median")
       ->capture_default_str();
-  cmd->add_option("--json", args->json, "Also write the figures as JSON to PATH, or - for stdout");
+  args->outputs.addStatsJson(*cmd, "Also write the figures as JSON to PATH, or - for stdout", "--json");
   cmd->add_flag("--fresh-memory", args->fresh_memory,
                 "Return memory to the system after every run, so each run pays first-touch page faults "
                 "(default: memory is reused between runs, the steady state of repeated generation)");

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "output_options.hpp"
 #include "procgen/opencl.hpp"
 
 namespace procgen::cli {
@@ -38,7 +39,7 @@ void setupDevices(CLI::App& app) {
           << "      max work-group:  " << d.max_work_group << "\n";
     }
     out << "(* = the device --backend opencl uses by default)\n";
-    writeTextOutput("-", out.str());
+    writeOutput("-", out.str());
   });
 }
 

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,7 +22,6 @@ struct LsystemArgs {
   TurtleOptions turtle;
   ExecutionOptions execution;
   OutputOptions output;
-  std::string stats_json;
   bool branch_bounds = false;
   uint64_t max_modules = 0;
   bool quiet = false;
@@ -65,7 +63,8 @@ void runLsystem(const LsystemArgs& a) {
   interpret_options.seed = derive_options.seed;
   // Interpret only when an output or the statistics need geometry: a string-only
   // run works on every backend that derives.
-  const bool interpreted = a.output.needsGeometry() || !a.stats_json.empty() || a.output.outputs.empty();
+  const bool interpreted = a.output.needsGeometry() || !a.output.files.stats_json.empty() ||
+                           a.output.files.paths.empty();
   const Geometry geometry = interpreted ? interpret(lsystem, string, interpret_options) : Geometry{};
   const auto t2 = Clock::now();
   const double derive_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
@@ -75,38 +74,30 @@ void runLsystem(const LsystemArgs& a) {
 
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016" PRIx64, stringHash(string));
-  std::string branches_json;  // --branch-bounds: one object per '[' (docs/treebox.md)
-  if (a.branch_bounds) {
-    std::ostringstream bj;
-    bj << "  \"branches\": [";
-    const std::vector<BranchBounds> branches = branchBounds(lsystem, string, geometry, execution);
-    for (size_t k = 0; k < branches.size(); ++k) {
-      const Bounds& bb = branches[k].bounds;
-      bj << (k ? ",\n    " : "\n    ") << "{\"begin\": " << branches[k].begin
-         << ", \"depth\": " << branches[k].depth << ", \"bbox\": " << (bb.empty() ? "null" : jsonBounds(bb)) << "}";
+  if (!a.output.files.stats_json.empty()) {
+    Json j;
+    j["file"] = a.file;
+    j["modules"] = stats.modules;
+    j["modules_total"] = stats.modules_total;
+    j["iterations"] = stats.iterations;
+    j["derive_ms"] = derive_ms;
+    j["interpret_ms"] = interpret_ms;
+    j["segments"] = geometry.segments.size();
+    j["polygons"] = geometry.polygonCount();
+    j["bbox"] = jsonBounds(geometry.bounds());
+    j["string_hash"] = hash;
+    j["seed"] = derive_options.seed;
+    j["backend"] = std::string(backendName(execution.backend));
+    if (a.branch_bounds) {  // one object per '[' (docs/treebox.md)
+      Json branches = Json::array();
+      for (const BranchBounds& b : branchBounds(lsystem, string, geometry, execution))
+        branches.push_back({{"begin", b.begin},
+                            {"depth", b.depth},
+                            {"bbox", b.bounds.empty() ? Json(nullptr) : jsonBounds(b.bounds)}});
+      j["branches"] = std::move(branches);
     }
-    bj << (branches.empty() ? "],\n" : "\n  ],\n");
-    branches_json = bj.str();
-  }
-  if (!a.stats_json.empty()) {
-    std::ostringstream j;
-    j << "{\n"
-      << "  \"file\": " << jsonString(a.file) << ",\n"
-      << "  \"modules\": " << stats.modules << ",\n"
-      << "  \"modules_total\": " << stats.modules_total << ",\n"
-      << "  \"iterations\": " << stats.iterations << ",\n"
-      << "  \"derive_ms\": " << jsonNumber(derive_ms) << ",\n"
-      << "  \"interpret_ms\": " << jsonNumber(interpret_ms) << ",\n"
-      << "  \"segments\": " << geometry.segments.size() << ",\n"
-      << "  \"polygons\": " << geometry.polygonCount() << ",\n"
-      << "  \"bbox\": " << jsonBounds(geometry.bounds()) << ",\n"
-      << "  \"string_hash\": \"" << hash << "\",\n"
-      << "  \"seed\": " << derive_options.seed << ",\n"
-      << "  \"backend\": \"" << backendName(execution.backend) << "\",\n"
-      << branches_json
-      << "  \"threads\": " << stats.threads << "\n"
-      << "}\n";
-    writeTextOutput(a.stats_json, j.str());
+    j["threads"] = stats.threads;
+    a.output.files.writeStats(j);
   }
   if (!a.quiet && !interpreted) {
     std::fprintf(stderr, "%s: %d steps, %" PRIu64 " modules (%" PRIu64 " over all steps); derive %.1f ms\n",
@@ -137,8 +128,7 @@ void setupLsystem(CLI::App& app) {
   args->turtle.add(*cmd);
   args->execution.add(*cmd);
   args->output.add(*cmd);
-  CLI::Option* stats_option =
-      cmd->add_option("--stats-json", args->stats_json, "Write statistics as JSON to PATH, or - for stdout")->group("Output");
+  CLI::Option* stats_option = cmd->get_option("--stats-json");
   cmd->add_flag("--branch-bounds", args->branch_bounds,
                 "Add per-branch bounding boxes to --stats-json: \"branches\": [{\"begin\": module "
                 "index of '[', \"depth\", \"bbox\": [x0,y0,z0,x1,y1,z1] or null}]")

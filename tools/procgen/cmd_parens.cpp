@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "output_options.hpp"
 #include "procgen/treebox.hpp"
 
 namespace procgen::cli {
@@ -17,8 +18,7 @@ struct ParensOptions {
   uint64_t random = 0;
   uint64_t seed = 1;
   double depth_bias = 0.5;
-  std::string output;
-  std::string stats_json;
+  CommandOutputs outputs;
   ExecutionOptions execution;
 };
 
@@ -39,7 +39,7 @@ void runParens(const ParensOptions& o, const Execution& ex, const std::vector<ui
   MatchStats st = matchSymbols(input.data(), n, '(', ')', out.get(), ex);
   auto t1 = std::chrono::steady_clock::now();
   double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  if (!o.output.empty()) {
+  if (!o.outputs.paths.empty()) {
     std::string text;
     text.reserve(n * 8);
     char buf[24];
@@ -47,22 +47,21 @@ void runParens(const ParensOptions& o, const Execution& ex, const std::vector<ui
       int len = std::snprintf(buf, sizeof(buf), "%lld\n", static_cast<long long>(out[i]));
       text.append(buf, static_cast<size_t>(len));
     }
-    writeTextOutput(o.output, text);
+    o.outputs.writeAll(text);
   }
-  if (!o.stats_json.empty()) {
-    char json[512];
-    std::snprintf(json, sizeof(json),
-                  "{\"elements\": %llu, \"unmatched_open\": %llu, \"unmatched_close\": %llu, "
-                  "\"max_depth\": %llu, \"ms\": %.3f, \"checksum\": \"%016llx\", "
-                  "\"backend\": \"%s\", \"threads\": %d}\n",
-                  static_cast<unsigned long long>(st.elements),
-                  static_cast<unsigned long long>(st.unmatched_open),
-                  static_cast<unsigned long long>(st.unmatched_close),
-                  static_cast<unsigned long long>(st.max_depth), ms,
-                  static_cast<unsigned long long>(matchChecksum(out.get(), n)),
-                  std::string(backendName(ex.backend)).c_str(), effectiveThreads(ex));
-    writeTextOutput(o.stats_json, json);
-  }
+  char checksum[17];
+  std::snprintf(checksum, sizeof checksum, "%016llx",
+                static_cast<unsigned long long>(matchChecksum(out.get(), n)));
+  Json stats;
+  stats["elements"] = st.elements;
+  stats["unmatched_open"] = st.unmatched_open;
+  stats["unmatched_close"] = st.unmatched_close;
+  stats["max_depth"] = st.max_depth;
+  stats["ms"] = ms;
+  stats["checksum"] = checksum;
+  stats["backend"] = std::string(backendName(ex.backend));
+  stats["threads"] = effectiveThreads(ex);
+  o.outputs.writeStats(stats);
 }
 
 void setupParens(CLI::App& app) {
@@ -83,12 +82,10 @@ void setupParens(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str()
       ->group("Input");
-  cmd->add_option("-o", o->output, "Write the output array, one integer per line ('-' = stdout)")
-      ->group("Output");
-  cmd->add_option("--stats-json", o->stats_json,
-                  "Write elements, unmatched_open, unmatched_close, max_depth, ms, checksum as "
-                  "one JSON object to PATH ('-' = stdout)")
-      ->group("Output");
+  o->outputs.addOutputs(*cmd, "Write the output array, one integer per line ('-' = stdout)", "", "-o");
+  o->outputs.addStatsJson(*cmd,
+                          "Write elements, unmatched_open, unmatched_close, max_depth, ms, checksum as "
+                          "one JSON object to PATH ('-' = stdout)");
   o->execution.add(*cmd);
   cmd->callback([o, cmd] {
     if (o->file.empty() && cmd->count("--random") == 0)

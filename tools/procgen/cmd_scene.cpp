@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,7 +21,6 @@ struct SceneArgs {
   TurtleOptions turtle;
   ExecutionOptions execution;
   OutputOptions output;
-  std::string stats_json;
   bool quiet = false;
 };
 
@@ -73,35 +71,39 @@ void runScene(const SceneArgs& a) {
   uint64_t modules_total = 0;
   for (const DeriveStats& st : derivation.stats) modules_total += st.modules_total;
 
-  if (!a.stats_json.empty()) {
-    std::ostringstream j;
-    j << "{\n"
-      << "  \"file\": " << jsonString(a.file) << ",\n"
-      << "  \"instances\": " << n << ",\n"
-      << "  \"modules\": " << derivation.string.size() << ",\n"
-      << "  \"modules_total\": " << modules_total << ",\n"
-      << "  \"derive_ms\": " << jsonNumber(derive_ms) << ",\n"
-      << "  \"interpret_ms\": " << jsonNumber(interpret_ms) << ",\n"
-      << "  \"segments\": " << geometry.segments.size() << ",\n"
-      << "  \"polygons\": " << geometry.polygonCount() << ",\n"
-      << "  \"bbox\": " << jsonBounds(geometry.bounds()) << ",\n"
-      << "  \"string_hash\": \"" << hex64(stringHash(derivation.string)) << "\",\n"
-      << "  \"seed\": " << a.seed << ",\n"
-      << "  \"backend\": \"" << backendName(execution.backend) << "\",\n"
-      << "  \"threads\": " << derivation.threads << ",\n"
-      << "  \"per_instance\": [";
+  if (!a.output.files.stats_json.empty()) {
+    Json j;
+    j["file"] = a.file;
+    j["instances"] = n;
+    j["modules"] = derivation.string.size();
+    j["modules_total"] = modules_total;
+    j["derive_ms"] = derive_ms;
+    j["interpret_ms"] = interpret_ms;
+    j["segments"] = geometry.segments.size();
+    j["polygons"] = geometry.polygonCount();
+    j["bbox"] = jsonBounds(geometry.bounds());
+    j["string_hash"] = hex64(stringHash(derivation.string));
+    j["seed"] = a.seed;
+    j["backend"] = std::string(backendName(execution.backend));
+    j["threads"] = derivation.threads;
+    Json per_instance = Json::array();
     for (size_t k = 0; k < n; ++k) {
       const DeriveStats& st = derivation.stats[k];
-      j << (k ? ",\n    " : "\n    ") << "{\"instance\": " << k
-        << ", \"file\": " << jsonString(scene.instances[k].file.string())
-        << ", \"line\": " << scene.instances[k].line << ", \"iterations\": " << st.iterations
-        << ", \"modules\": " << st.modules << ", \"modules_total\": " << st.modules_total
-        << ", \"segments\": " << segments[k] << ", \"polygons\": " << polygons[k]
-        << ", \"bbox\": " << jsonBounds(bounds[k]) << ", \"string_hash\": \""
-        << hex64(stringHash(derivation.instanceString(k, scene))) << "\"}";
+      Json inst;
+      inst["instance"] = k;
+      inst["file"] = scene.instances[k].file.string();
+      inst["line"] = scene.instances[k].line;
+      inst["iterations"] = st.iterations;
+      inst["modules"] = st.modules;
+      inst["modules_total"] = st.modules_total;
+      inst["segments"] = segments[k];
+      inst["polygons"] = polygons[k];
+      inst["bbox"] = jsonBounds(bounds[k]);
+      inst["string_hash"] = hex64(stringHash(derivation.instanceString(k, scene)));
+      per_instance.push_back(std::move(inst));
     }
-    j << "\n  ]\n}\n";
-    writeTextOutput(a.stats_json, j.str());
+    j["per_instance"] = std::move(per_instance);
+    a.output.files.writeStats(j);
   }
   if (!a.quiet) {
     std::fprintf(stderr,
@@ -137,8 +139,6 @@ void setupScene(CLI::App& app) {
   args->turtle.add(*cmd);
   args->execution.add(*cmd);
   args->output.add(*cmd);
-  cmd->add_option("--stats-json", args->stats_json, "Write statistics as JSON to PATH, or - for stdout")
-      ->group("Output");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary on stderr")->group("Output");
   cmd->callback([args] { runScene(*args); });
 }

@@ -1,21 +1,11 @@
 #include "lsystem_options.hpp"
 
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace procgen::cli {
-namespace {
-
-std::string extensionOf(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
-}
-
-}  // namespace
 
 void TurtleOptions::add(CLI::App& cmd) {
   cmd.add_option("--angle", angle, "Default turn angle in degrees")->group("Turtle");
@@ -49,7 +39,8 @@ void TurtleOptions::apply(ViewSettings& view) const {
 }
 
 void OutputOptions::add(CLI::App& cmd) {
-  cmd.add_option("-o,--output", outputs, "Output file; repeat for several")->group("Output");
+  files.addOutputs(cmd, "Output file; repeat for several");
+  files.addStatsJson(cmd, "Write statistics as JSON to PATH, or - for stdout");
   cmd.add_flag("--cylinders", cylinders, "Meshes: segments as cylinders instead of lines")->group("Output");
   cmd.add_option("--cylinder-sides", cylinder_sides, "Sides of each cylinder")
       ->check(CLI::Range(3, 64))
@@ -69,7 +60,7 @@ void OutputOptions::add(CLI::App& cmd) {
 bool OutputOptions::isStringOutput(const std::string& path) { return path == "-" || extensionOf(path) == ".txt"; }
 
 void OutputOptions::validate() const {
-  for (const std::string& out : outputs) {
+  for (const std::string& out : files.paths) {
     if (!isStringOutput(out) && !isGeometryExtension(extensionOf(out)))
       throw Error("unsupported output '" + out + "': use .txt (module string) or " +
                       std::string(geometryExtensionList()) + ", or - for the string on stdout",
@@ -87,35 +78,6 @@ WriteOptions OutputOptions::writeOptions() const {
     w.height = image_size[1];
   }
   return w;
-}
-
-std::string jsonNumber(double v) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonBounds(Bounds b) {
-  if (b.empty()) b.min = b.max = Vec3{};
-  return "[" + jsonNumber(b.min.x) + ", " + jsonNumber(b.min.y) + ", " + jsonNumber(b.min.z) + ", " +
-         jsonNumber(b.max.x) + ", " + jsonNumber(b.max.y) + ", " + jsonNumber(b.max.z) + "]";
 }
 
 }  // namespace procgen::cli

@@ -1,5 +1,5 @@
 // Options shared by the L-system commands (`lsystem`, `scene`): turtle
-// overrides, geometry outputs, and the small JSON helpers of their stats.
+// overrides and the geometry outputs.
 #pragma once
 
 #include <optional>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "output_options.hpp"
 #include "procgen/geometry.hpp"
 #include "procgen/io.hpp"
 #include "procgen/lsystem.hpp"
@@ -24,9 +25,9 @@ struct TurtleOptions {
   void apply(ViewSettings& view) const;
 };
 
-/// -o (repeatable) and the settings of the geometry writers.
+/// -o (repeatable), --stats-json and the settings of the geometry writers.
 struct OutputOptions {
-  std::vector<std::string> outputs;
+  CommandOutputs files;
   bool cylinders = false;
   int cylinder_sides = 8;
   std::string projection = "front";
@@ -37,7 +38,7 @@ struct OutputOptions {
   void validate() const;
   /// True when an output is a mesh or an image (so the string must be interpreted).
   bool needsGeometry() const {
-    for (const std::string& out : outputs)
+    for (const std::string& out : files.paths)
       if (!isStringOutput(out)) return true;
     return false;
   }
@@ -45,8 +46,8 @@ struct OutputOptions {
   /// `string` is only called when a string output is requested.
   template <typename StringFn>
   void write(const Geometry& geometry, StringFn&& string) const {
-    for (const std::string& out : outputs) {
-      if (isStringOutput(out)) writeTextOutput(out, string() + "\n");
+    for (const std::string& out : files.paths) {
+      if (isStringOutput(out)) writeOutput(out, string() + "\n");
       else writeGeometry(geometry, out, writeOptions());
     }
   }
@@ -55,10 +56,5 @@ struct OutputOptions {
   static bool isStringOutput(const std::string& path);
   WriteOptions writeOptions() const;
 };
-
-std::string jsonNumber(double v);
-std::string jsonString(const std::string& s);
-/// [minx, miny, minz, maxx, maxy, maxz]; zeros when empty.
-std::string jsonBounds(Bounds b);
 
 }  // namespace procgen::cli

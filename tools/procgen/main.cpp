@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "cli.hpp"
@@ -59,20 +58,6 @@ Execution ExecutionOptions::resolve() const {
 }
 
 bool stderrIsTerminal() { return isatty(fileno(stderr)) != 0; }
-
-void writeTextOutput(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw OutputError("cannot write to standard output");
-    return;
-  }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw OutputError("cannot open '" + path + "' for writing");
-  out << text;
-  out.close();
-  if (!out) throw OutputError("cannot write '" + path + "'");
-}
 
 }  // namespace procgen::cli
 

@@ -5,10 +5,11 @@
 // counts up front, so a first pass counts with the same sharing rule.
 #include <limits>
 
-#include "io/cylinder_mesh.hpp"
-#include "io/mesh_common.hpp"
+#include "io/geometry/cylinder_mesh.hpp"
+#include "io/geometry/mesh_common.hpp"
 #include "io/output_file.hpp"
-#include "io/writers.hpp"
+#include "io/ply_format.hpp"
+#include "io/geometry/writers.hpp"
 #include "procgen/error.hpp"
 
 namespace procgen::io {
@@ -25,79 +26,28 @@ bool sharesStart(const Geometry& g, size_t i) {
 
 class PlyBody {
  public:
-  PlyBody(OutputFile& out, bool ascii) : out_(out), ascii_(ascii) {}
+  PlyBody(OutputStream& out, bool ascii) : records_(out, ascii) {}
 
   void vertex(const Vec3& p, Rgb8 c, int32_t instance) {
-    if (ascii_) {
-      out_.number(p.x);
-      out_.put(' ');
-      out_.number(p.y);
-      out_.put(' ');
-      out_.number(p.z);
-      out_.put(' ');
-      out_.number(uint32_t{c.r});
-      out_.put(' ');
-      out_.number(uint32_t{c.g});
-      out_.put(' ');
-      out_.number(uint32_t{c.b});
-      out_.put(' ');
-      out_.number(instance);
-      out_.put('\n');
-      return;
-    }
-    char record[19];
-    std::memcpy(record, &p.x, 4);
-    std::memcpy(record + 4, &p.y, 4);
-    std::memcpy(record + 8, &p.z, 4);
-    record[12] = static_cast<char>(c.r);
-    record[13] = static_cast<char>(c.g);
-    record[14] = static_cast<char>(c.b);
-    std::memcpy(record + 15, &instance, 4);
-    out_.write(record, sizeof record);
+    records_.record(p.x, p.y, p.z, c.r, c.g, c.b, instance);
   }
 
-  void edge(uint32_t a, uint32_t b) {
-    if (ascii_) {
-      out_.number(a);
-      out_.put(' ');
-      out_.number(b);
-      out_.put('\n');
-      return;
-    }
-    out_.binary(static_cast<int32_t>(a));
-    out_.binary(static_cast<int32_t>(b));
-  }
+  void edge(uint32_t a, uint32_t b) { records_.record(static_cast<int32_t>(a), static_cast<int32_t>(b)); }
 
   void faceBegin(uint32_t n, bool wide_count) {
-    if (ascii_) {
-      out_.number(n);
-    } else if (wide_count) {
-      out_.binary(static_cast<int32_t>(n));
-    } else {
-      out_.binary(static_cast<uint8_t>(n));
-    }
+    if (wide_count) records_.i32(static_cast<int32_t>(n));
+    else records_.u8(static_cast<uint8_t>(n));
   }
-  void faceIndex(uint32_t index) {
-    if (ascii_) {
-      out_.put(' ');
-      out_.number(index);
-    } else {
-      out_.binary(static_cast<int32_t>(index));
-    }
-  }
-  void faceEnd() {
-    if (ascii_) out_.put('\n');
-  }
+  void faceIndex(uint32_t index) { records_.i32(static_cast<int32_t>(index)); }
+  void faceEnd() { records_.end(); }
 
  private:
-  OutputFile& out_;
-  bool ascii_;
+  PlyRecords records_;
 };
 
 }  // namespace
 
-void writePly(const Geometry& geometry, const std::filesystem::path& path,
-              const WriteOptions& options) {
+void writePly(const Geometry& geometry, ByteSink& sink, const WriteOptions& options) {
   const Geometry& g = geometry;
   CylinderMesher mesher(options.cylinder_sides);
 
@@ -119,14 +69,13 @@ void writePly(const Geometry& geometry, const std::filesystem::path& path,
   }
   // PLY indices are written as int; larger models need another format.
   if (vertices > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
-    throw OutputError("cannot write '" + path.string() + "': " + std::to_string(vertices) +
+    throw OutputError("cannot write '" + sink.name() + "': " + std::to_string(vertices) +
                       " vertices exceed the PLY int index range; use .obj");
   const bool wide_count = max_face > 255;
 
-  OutputFile out(path);
-  out.text("ply\nformat ");
-  out.text(options.ply_ascii ? "ascii" : "binary_little_endian");
-  out.text(" 1.0\ncomment procgen: ");
+  OutputStream out(sink);
+  plyHeaderStart(out, options.ply_ascii);
+  out.text("comment procgen: ");
   out.text(options.cylinders ? "segments as tube quads, polygons as faces\n"
                              : "segments as edges, polygons as faces\n");
   out.text("element vertex ");

@@ -6,15 +6,15 @@
 // like separate round-capped strokes. Polygons follow as filled <polygon>s.
 #include <cmath>
 
-#include "io/mesh_common.hpp"
+#include "io/geometry/mesh_common.hpp"
 #include "io/output_file.hpp"
-#include "io/projection.hpp"
-#include "io/writers.hpp"
+#include "io/geometry/projection.hpp"
+#include "io/geometry/writers.hpp"
 
 namespace procgen::io {
 namespace {
 
-void hexColor(OutputFile& out, int32_t index) {
+void hexColor(OutputStream& out, int32_t index) {
   static constexpr char kHex[] = "0123456789abcdef";
   Rgb8 c = paletteRgb8(index);
   char text[7] = {'#',          kHex[c.r >> 4], kHex[c.r & 15], kHex[c.g >> 4],
@@ -22,7 +22,7 @@ void hexColor(OutputFile& out, int32_t index) {
   out.write(text, sizeof text);
 }
 
-void point(OutputFile& out, Vec2 p) {
+void point(OutputStream& out, Vec2 p) {
   out.number(p.x);
   out.put(' ');
   out.number(-p.y);
@@ -30,8 +30,7 @@ void point(OutputFile& out, Vec2 p) {
 
 }  // namespace
 
-void writeSvg(const Geometry& geometry, const std::filesystem::path& path,
-              const WriteOptions& options) {
+void writeSvg(const Geometry& geometry, ByteSink& sink, const WriteOptions& options) {
   const Projection proj = options.projection;
   Vec2 lo{-1, -1}, hi{1, 1};
   projectedBounds(geometry, proj, lo, hi);
@@ -46,7 +45,7 @@ void writeSvg(const Geometry& geometry, const std::filesystem::path& path,
   const float px_per_unit = std::min(options.width / view_w, options.height / view_h);
   const float min_width = options.min_line_px / px_per_unit;
 
-  OutputFile out(path);
+  OutputStream out(sink);
   out.text("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   out.text("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
   out.number(static_cast<int64_t>(std::lround(view_w * px_per_unit)));

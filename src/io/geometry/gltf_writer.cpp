@@ -5,13 +5,16 @@
 // convex polygons turtles draw; concave ones may fold) with a flat Newell
 // normal. COLOR_0 is linear per the spec, so the sRGB palette is converted.
 #include <cmath>
-#include <fstream>
+#include <exception>
 #include <limits>
+#include <ostream>
+#include <streambuf>
 #include <tiny_gltf.h>
 
-#include "io/cylinder_mesh.hpp"
-#include "io/mesh_common.hpp"
-#include "io/writers.hpp"
+#include "io/geometry/cylinder_mesh.hpp"
+#include "io/geometry/mesh_common.hpp"
+#include "io/geometry/writers.hpp"
+#include "io/output_file.hpp"
 #include "procgen/error.hpp"
 
 namespace procgen::io {
@@ -100,9 +103,41 @@ class ModelBuilder {
   tinygltf::Model& model_;
 };
 
-void checkIndexRange(const PrimitiveData& d, const std::filesystem::path& path) {
+// tinygltf writes to a std::ostream; this one forwards to the sink. A sink
+// failure cannot pass through the stream (iostreams swallow it into badbit),
+// so it is kept and rethrown after tinygltf returns.
+class SinkStreamBuf : public std::streambuf {
+ public:
+  explicit SinkStreamBuf(OutputStream& out) : out_(out) {}
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (error_) return 0;
+    try {
+      out_.write(s, static_cast<size_t>(n));
+      return n;
+    } catch (...) {
+      error_ = std::current_exception();
+      return 0;
+    }
+  }
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
+  }
+
+ private:
+  OutputStream& out_;
+  std::exception_ptr error_;
+};
+
+void checkIndexRange(const PrimitiveData& d, const ByteSink& sink) {
   if (d.positions.size() > std::numeric_limits<uint32_t>::max())
-    throw OutputError("cannot write '" + path.string() +
+    throw OutputError("cannot write '" + sink.name() +
                       "': a primitive exceeds 2^32 vertices; use .obj");
 }
 
@@ -177,8 +212,7 @@ PrimitiveData polygonTriangles(const Geometry& g, const std::vector<uint32_t>& p
 
 }  // namespace
 
-void writeGltf(const Geometry& geometry, const std::filesystem::path& path,
-               const WriteOptions& options, bool binary) {
+void writeGltf(const Geometry& geometry, ByteSink& sink, const WriteOptions& options, bool binary) {
   tinygltf::Model model;
   model.asset.version = "2.0";
   model.asset.generator = "procgen";
@@ -208,13 +242,13 @@ void writeGltf(const Geometry& geometry, const std::filesystem::path& path,
     if (!group.segments.empty()) {
       PrimitiveData d = options.cylinders ? segmentTubes(geometry, group.segments, mesher)
                                           : segmentLines(geometry, group.segments);
-      checkIndexRange(d, path);
+      checkIndexRange(d, sink);
       mesh.primitives.push_back(builder.primitive(
           d, options.cylinders ? TINYGLTF_MODE_TRIANGLES : TINYGLTF_MODE_LINE));
     }
     PrimitiveData polys = polygonTriangles(geometry, group.polygons);
     if (!polys.positions.empty()) {
-      checkIndexRange(polys, path);
+      checkIndexRange(polys, sink);
       mesh.primitives.push_back(builder.primitive(polys, TINYGLTF_MODE_TRIANGLES));
     }
     if (mesh.primitives.empty()) continue;  // glTF forbids meshes without primitives
@@ -231,17 +265,18 @@ void writeGltf(const Geometry& geometry, const std::filesystem::path& path,
     model.bufferViews.clear();
   }
   if (model.buffers.size() && model.buffers[0].data.size() > (uint64_t{1} << 32) - 1024)
-    throw OutputError("cannot write '" + path.string() + "': more than 4 GiB of glTF data");
+    throw OutputError("cannot write '" + sink.name() + "': more than 4 GiB of glTF data");
   model.scenes.push_back(scene);
   model.defaultScene = 0;
 
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw OutputError("cannot open '" + path.string() + "' for writing: " + std::strerror(errno));
+  OutputStream out(sink);
+  SinkStreamBuf buf(out);
+  std::ostream stream(&buf);
   tinygltf::TinyGLTF writer;
-  bool ok = writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false, binary);
+  const bool ok = writer.WriteGltfSceneToStream(&model, stream, /*prettyPrint=*/false, binary);
+  buf.rethrow();
+  if (!ok || stream.fail()) throw OutputError("cannot write '" + sink.name() + "'");
   out.close();
-  if (!ok || out.fail()) throw OutputError("cannot write '" + path.string() + "'");
 }
 
 }  // namespace procgen::io

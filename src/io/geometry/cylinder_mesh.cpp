@@ -1,4 +1,4 @@
-#include "io/cylinder_mesh.hpp"
+#include "io/geometry/cylinder_mesh.hpp"
 
 namespace procgen::io {
 namespace {

@@ -1,4 +1,4 @@
-#include "io/raster.hpp"
+#include "io/geometry/raster.hpp"
 
 #include <algorithm>
 #include <cmath>

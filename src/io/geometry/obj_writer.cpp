@@ -4,15 +4,15 @@
 // standard per-vertex colour). Indices are 1-based and global across objects.
 #include <set>
 
-#include "io/cylinder_mesh.hpp"
-#include "io/mesh_common.hpp"
+#include "io/geometry/cylinder_mesh.hpp"
+#include "io/geometry/mesh_common.hpp"
 #include "io/output_file.hpp"
-#include "io/writers.hpp"
+#include "io/geometry/writers.hpp"
 
 namespace procgen::io {
 namespace {
 
-void vertexLine(OutputFile& out, const char* tag, const Vec3& v) {
+void vertexLine(OutputStream& out, const char* tag, const Vec3& v) {
   out.text(tag);
   out.number(v.x);
   out.put(' ');
@@ -22,38 +22,44 @@ void vertexLine(OutputFile& out, const char* tag, const Vec3& v) {
   out.put('\n');
 }
 
-void writeMtl(const Geometry& geometry, const std::filesystem::path& path) {
+}  // namespace
+}  // namespace procgen::io
+
+namespace procgen {
+
+void writeObjMaterials(const Geometry& geometry, ByteSink& sink) {
   std::set<int32_t> colors;
   for (const Segment& s : geometry.segments) colors.insert(s.color);
   colors.insert(geometry.polygon_colors.begin(), geometry.polygon_colors.end());
-  OutputFile out(path);
+  io::OutputStream out(sink);
   out.text("# procgen materials: one per colour index of the default palette\n");
   for (int32_t c : colors) {
     Vec3 rgb = paletteColor(c);
     out.text("\nnewmtl color_");
     out.number(c);
     out.text("\nKa 0 0 0\nKs 0 0 0\nd 1\nillum 1\n");
-    vertexLine(out, "Kd ", rgb);
+    io::vertexLine(out, "Kd ", rgb);
   }
   out.close();
 }
 
-}  // namespace
+}  // namespace procgen
 
-void writeObj(const Geometry& geometry, const std::filesystem::path& path,
-              const WriteOptions& options) {
+namespace procgen::io {
+
+void writeObj(const Geometry& geometry, ByteSink& sink, const WriteOptions& options,
+              const std::string& mtl_name) {
   std::vector<InstanceGroup> groups = groupByInstance(geometry);
-  OutputFile out(path);
+  const bool materials = !mtl_name.empty();
+  OutputStream out(sink);
   out.text("# procgen OBJ: ");
   out.number(static_cast<uint64_t>(geometry.segments.size()));
   out.text(options.cylinders ? " segments as tubes, " : " segments as lines, ");
   out.number(static_cast<uint64_t>(geometry.polygonCount()));
   out.text(" polygons\n");
-  std::filesystem::path mtl_path = path;
-  mtl_path.replace_extension(".mtl");
-  if (options.obj_mtl) {
+  if (materials) {
     out.text("mtllib ");
-    out.text(mtl_path.filename().string());
+    out.text(mtl_name);
     out.put('\n');
   }
 
@@ -63,7 +69,7 @@ void writeObj(const Geometry& geometry, const std::filesystem::path& path,
   uint64_t next_normal = 1;
   int64_t material = INT64_MIN;
   auto useMaterial = [&](int32_t color) {
-    if (!options.obj_mtl || material == color) return;
+    if (!materials || material == color) return;
     material = color;
     out.text("usemtl color_");
     out.number(color);
@@ -133,7 +139,6 @@ void writeObj(const Geometry& geometry, const std::filesystem::path& path,
     }
   }
   out.close();
-  if (options.obj_mtl) writeMtl(geometry, mtl_path);
 }
 
 }  // namespace procgen::io

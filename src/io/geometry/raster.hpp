@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/projection.hpp"
+#include "io/geometry/projection.hpp"
 
 namespace procgen::io {
 

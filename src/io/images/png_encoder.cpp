@@ -1,0 +1,130 @@
+// PNG encoding of caller-owned 8/16-bit gray, gray+alpha, RGB and RGBA rows
+// through libpng's write API, into any ByteSink. libpng reports errors by
+// longjmp, so the part that calls it holds no C++ objects with destructors,
+// and a sink failure is caught in the write callback, kept, and turned into a
+// libpng error (an exception must not unwind through C frames).
+#include <png.h>
+
+#include <bit>
+#include <csetjmp>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "io/output_file.hpp"
+#include "procgen/error.hpp"
+#include "procgen/image.hpp"
+
+namespace procgen {
+namespace {
+
+struct PngContext {
+  io::OutputStream* out = nullptr;
+  std::exception_ptr sink_error;
+  char message[256] = "libpng error";
+};
+
+void pngError(png_structp png, png_const_charp message) {
+  auto* context = static_cast<PngContext*>(png_get_error_ptr(png));
+  std::snprintf(context->message, sizeof context->message, "%s", message);
+  png_longjmp(png, 1);
+}
+
+void pngWarning(png_structp, png_const_charp) {}
+
+void pngWrite(png_structp png, png_bytep data, png_size_t size) {
+  auto* context = static_cast<PngContext*>(png_get_io_ptr(png));
+  try {
+    context->out->write(data, size);
+    return;
+  } catch (...) {
+    context->sink_error = std::current_exception();
+  }
+  png_error(png, "output failed");
+}
+
+void pngFlush(png_structp) {}
+
+int colorType(int channels) {
+  switch (channels) {
+    case 1: return PNG_COLOR_TYPE_GRAY;
+    case 2: return PNG_COLOR_TYPE_GRAY_ALPHA;
+    case 3: return PNG_COLOR_TYPE_RGB;
+    default: return PNG_COLOR_TYPE_RGBA;
+  }
+}
+
+// Kept apart from C++ objects with destructors: longjmp must not skip them.
+bool encodeRows(const ImageView& image, size_t stride, const PngOptions& options, PngContext& context) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, pngError, pngWarning);
+  if (!png) return false;
+  png_infop info = png_create_info_struct(png);
+  if (!info || setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, info ? &info : nullptr);
+    return false;
+  }
+  png_set_write_fn(png, &context, pngWrite, pngFlush);
+  png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's default caps rows at 10^6 pixels
+  png_set_compression_level(png, options.compression_level);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
+               image.bit_depth, colorType(image.channels), PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (options.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+  png_write_info(png, info);
+  // 16-bit samples arrive native (little-endian here); PNG stores them big-endian.
+  if (image.bit_depth == 16 && std::endian::native == std::endian::little) png_set_swap(png);
+  const auto* base = static_cast<const unsigned char*>(image.pixels);
+  for (int y = 0; y < image.height; ++y)  // libpng copies each row before transforming it
+    png_write_row(png, const_cast<png_bytep>(base + size_t(y) * stride));
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  return true;
+}
+
+[[noreturn]] void badImage(const std::string& why) {
+  throw Error("cannot encode PNG: " + why, ExitCode::kUsage);
+}
+
+// Validates the view and options; returns the row stride in bytes.
+size_t checkedStride(const ImageView& image, const PngOptions& options) {
+  if (!image.pixels) badImage("no pixels");
+  if (image.width < 1 || image.height < 1)
+    badImage("size must be positive, got " + std::to_string(image.width) + "x" + std::to_string(image.height));
+  if (image.channels < 1 || image.channels > 4)
+    badImage("channels must be 1..4, got " + std::to_string(image.channels));
+  if (image.bit_depth != 8 && image.bit_depth != 16)
+    badImage("bit depth must be 8 or 16, got " + std::to_string(image.bit_depth));
+  if (options.compression_level < 0 || options.compression_level > 9)
+    badImage("compression level must be 0..9, got " + std::to_string(options.compression_level));
+  const size_t row_bytes = size_t(image.width) * size_t(image.channels) * size_t(image.bit_depth / 8);
+  const size_t stride = image.row_stride == 0 ? row_bytes : image.row_stride;
+  if (stride < row_bytes)
+    badImage("row stride " + std::to_string(stride) + " is shorter than a row (" + std::to_string(row_bytes) +
+             " bytes)");
+  return stride;
+}
+
+}  // namespace
+
+void encodePng(const ImageView& image, ByteSink& sink, const PngOptions& options) {
+  const size_t stride = checkedStride(image, options);
+  io::OutputStream out(sink);
+  PngContext context;
+  context.out = &out;
+  if (!encodeRows(image, stride, options, context)) {
+    if (context.sink_error) std::rethrow_exception(context.sink_error);
+    throw OutputError("cannot write '" + sink.name() + "': " + context.message);
+  }
+  out.close();
+}
+
+std::vector<uint8_t> encodePng(const ImageView& image, const PngOptions& options) {
+  return io::writeToMemory([&](ByteSink& sink) { encodePng(image, sink, options); });
+}
+
+void writePng(const ImageView& image, const std::filesystem::path& path, const PngOptions& options) {
+  (void)checkedStride(image, options);  // a bad view fails before the file is created
+  io::writeToFile(path, [&](ByteSink& sink) { encodePng(image, sink, options); });
+}
+
+}  // namespace procgen
