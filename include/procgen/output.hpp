@@ -32,6 +32,10 @@ class ByteSink {
 };
 
 /// Collects everything in a byte vector (never fails except by std::bad_alloc).
+/// For outputs of tens of MB most of the time goes into growing the vector
+/// into fresh memory (bench/bench_io.cpp, ply_tubes: memmove and page faults
+/// were about 80% of a perf profile); a server should stream through its own
+/// ByteSink instead.
 class MemorySink final : public ByteSink {
  public:
   void write(const void* data, size_t size) override {
