@@ -117,7 +117,7 @@ TEST_F(CliBench, ColdSteadyAndFloorColumns) {
   for (const char* stage : {"derive", "interpret"}) {
     const std::string name = stage;
     // One figure per column, all measured (a failed child would give -1).
-    for (const std::string field : {name + "_cold_ms", name + "_floor_ms"}) {
+    for (const std::string& field : {name + "_cold_ms", name + "_floor_ms"}) {
       const size_t at = js.find("\"" + field + "\": [");
       ASSERT_NE(at, std::string::npos) << field << "\n" << js;
       const std::string list = js.substr(at, js.find(']', at) - at);
