@@ -27,9 +27,12 @@
 
 namespace procgen {
 
-/// Smallest block served by a 2 MiB-aligned huge-page mapping: below a few
-/// huge pages a separate mapping costs more than it saves.
-inline constexpr size_t kLargeBlockBytes = size_t{4} << 20;
+/// Smallest block served by a 2 MiB-aligned huge-page mapping (rounded up to
+/// whole huge pages). Low because 4 KiB faults are dear on a virtual machine:
+/// faulting in 4 MB took 19-36 ms with 4 KiB pages against 0.34-0.59 ms with
+/// one 2 MiB-aligned huge-page mapping (`procgen bench floor`, 2026-11-25), so
+/// even a 256 KiB array (64 faults) costs more than zeroing one huge page.
+inline constexpr size_t kLargeBlockBytes = size_t{256} << 10;
 
 /// Size and alignment of the huge pages large blocks are laid out for.
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;

@@ -21,8 +21,8 @@
 
 namespace procgen::detail {
 
-/// Smallest array worth advising: below a few huge pages the advice only
-/// splits the mapping.
+/// Smallest array worth advising: the size from which allocateLarge() maps
+/// huge pages (see kLargeBlockBytes).
 inline constexpr size_t kLargeBufferBytes = kLargeBlockBytes;
 
 /// Asks the kernel to back the whole 4 KiB pages inside [p, p + bytes) with
