@@ -15,7 +15,16 @@
 #include <unistd.h>
 #endif
 
+// Kept blocks are poisoned under AddressSanitizer, so a use after free of a
+// large array is still reported although the memory stays mapped.
 #if defined(__SANITIZE_ADDRESS__)
+#define PROCGEN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PROCGEN_ASAN 1
+#endif
+#endif
+#if defined(PROCGEN_ASAN)
 #include <sanitizer/asan_interface.h>
 #define PROCGEN_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
 #define PROCGEN_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
