@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "procgen/memory.hpp"
+
 namespace procgen {
 
 struct Vec3 {
@@ -42,41 +44,6 @@ struct Bounds {
     if (p.z > max.z) max.z = p.z;
   }
 };
-
-/// Allocator of the large geometry arrays. Growing one with resize(n) leaves
-/// the new elements unset (like std::make_unique_for_overwrite) instead of
-/// value-initializing them: the parallel interpreters size the array from a
-/// count pass and then every thread writes its own range, and a zero-fill
-/// before that would be a single-threaded pass over every byte — 13 of 33 ms
-/// for the 2 M segments of the 2D plant (n=7) with two threads. Everything
-/// that constructs from a value (push_back, emplace_back, resize(n, value),
-/// insert, copies) behaves as with std::allocator.
-template <typename T>
-struct OverwriteAllocator : std::allocator<T> {
-  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
-                "only plain structs may be left unset");
-  using value_type = T;
-  template <typename U>
-  struct rebind {
-    using other = OverwriteAllocator<U>;
-  };
-  OverwriteAllocator() noexcept = default;
-  template <typename U>
-  OverwriteAllocator(const OverwriteAllocator<U>&) noexcept {}
-
-  /// Value-initialization: nothing is written (the caller overwrites it).
-  template <typename U>
-  void construct(U*) noexcept {}
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
-/// A std::vector whose resize(n) leaves new elements unset (see
-/// OverwriteAllocator): for large arrays a pass fills completely.
-template <typename T>
-using OverwriteVector = std::vector<T, OverwriteAllocator<T>>;
 
 /// The segment array of Geometry: resize(n) leaves new segments unset.
 using SegmentArray = OverwriteVector<Segment>;

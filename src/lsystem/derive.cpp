@@ -227,8 +227,8 @@ class Deriver {
   bool cut_possible_;
   detail::MemoryBudget budget_;
   ModuleString next_;
-  std::vector<int32_t> choice_;
-  std::vector<int64_t> partner_;
+  OverwriteVector<int32_t> choice_;  // count fills all of it
+  OverwriteVector<int64_t> partner_;
   double d0l_growth_ = 0.0;  ///< output / input modules of the last one-pass D0L step
   std::vector<detail::D0LTable> jumps_;  ///< jumps_[k-1]: the table of k D0L steps (empty: no jumps)
 };

@@ -319,8 +319,8 @@ class SceneDeriver {
   std::vector<Chunk> chunks_;
   std::vector<ChunkCount> counts_;
   std::vector<uint64_t> rewritten_;  ///< per slot, in the last pass
-  std::vector<int32_t> choice_;
-  std::vector<int64_t> partner_;
+  OverwriteVector<int32_t> choice_;  // written by countChunk and read by rewriteChunk only where a slot rewrites with rules
+  OverwriteVector<int64_t> partner_;  // written (and read) only in the slots with context
   ModuleString next_;
 };
 

@@ -31,7 +31,7 @@ TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
   (void)procgen::derive(procgen::LSystem::fromFile(model), {}, &stats);
 
   const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt", json = dir_ / "bench.json";
-  ASSERT_EQ(runProcgen("bench lsystem " + model.string() + " --repeat 1 --threads 1,2 --json " + json.string(), err, out),
+  ASSERT_EQ(runProcgen("bench lsystem " + model.string() + " --repeat 1 --threads 1,2 --cold-runs 0 --json " + json.string(), err, out),
             0)
       << slurp(err);
   const std::string table = slurp(out);
@@ -62,7 +62,7 @@ TEST_F(CliBench, ReportsEveryColumnAndTheModelSizes) {
 TEST_F(CliBench, OpenCLColumnIsLabelledWithTheDevice) {
   const fs::path model = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems" / "koch-island.l";
   const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt", json = dir_ / "bench.json";
-  ASSERT_EQ(runProcgen("bench lsystem " + model.string() + " --repeat 1 --threads 1 --json " + json.string(), err, out), 0)
+  ASSERT_EQ(runProcgen("bench lsystem " + model.string() + " --repeat 1 --threads 1 --cold-runs 0 --json " + json.string(), err, out), 0)
       << slurp(err);
   const std::string table = slurp(out);
   if (!procgen::backendAvailable(procgen::Backend::kOpenCL)) {
@@ -87,9 +87,81 @@ TEST_F(CliBench, OpenCLColumnIsLabelledWithTheDevice) {
   EXPECT_NE(slurp(json).find("\"device\": \"" + name + "\""), std::string::npos) << slurp(json);
 }
 
+// The one-shot columns (issue 15): cold figures from fresh CLI processes and
+// the floor from the fault-in child, per stage, with the byte counts the
+// floor faults in taken from the library's own string and geometry.
+TEST_F(CliBench, ColdSteadyAndFloorColumns) {
+  const fs::path model = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems" / "koch-island.l";
+  const procgen::LSystem lsystem = procgen::LSystem::fromFile(model);
+  const procgen::ModuleString string = procgen::derive(lsystem, {});
+  procgen::InterpretOptions iopt;
+  iopt.view = lsystem.view();
+  const procgen::Geometry g = procgen::interpret(lsystem, string, iopt);
+  const uint64_t string_bytes = string.symbols.size() + 8 * string.param_offsets.size() + 4 * string.params.size();
+  const uint64_t geometry_bytes = sizeof(procgen::Segment) * g.segments.size() +
+                                  sizeof(procgen::Vec3) * g.polygon_vertices.size() +
+                                  8 * g.polygon_offsets.size() + 4 * g.polygon_colors.size() +
+                                  4 * g.polygon_instances.size();
+
+  const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt", json = dir_ / "bench.json";
+  ASSERT_EQ(runProcgen("bench lsystem " + model.string() + " --repeat 1 --threads 1 --backends cpu --cold-runs 1 --json " +
+                           json.string(),
+                       err, out),
+            0)
+      << slurp(err);
+  const std::string table = slurp(out);
+  EXPECT_NE(table.find("| model | stage | column | cold ms | steady ms | floor ms |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| koch-island | derive | serial | "), std::string::npos) << table;
+  EXPECT_NE(table.find("| koch-island | interpret | serial | "), std::string::npos) << table;
+  const std::string js = slurp(json);
+  for (const char* stage : {"derive", "interpret"}) {
+    const std::string name = stage;
+    // One figure per column, all measured (a failed child would give -1).
+    for (const std::string& field : {name + "_cold_ms", name + "_floor_ms"}) {
+      const size_t at = js.find("\"" + field + "\": [");
+      ASSERT_NE(at, std::string::npos) << field << "\n" << js;
+      const std::string list = js.substr(at, js.find(']', at) - at);
+      EXPECT_EQ(list.find("-1"), std::string::npos) << list;
+    }
+    EXPECT_NE(js.find("\"" + name + "_cold_target\": ["), std::string::npos) << js;
+  }
+  EXPECT_NE(js.find("\"derive_floor_bytes\": " + std::to_string(string_bytes)), std::string::npos) << js;
+  EXPECT_NE(js.find("\"interpret_floor_bytes\": " + std::to_string(geometry_bytes)), std::string::npos) << js;
+}
+
+TEST_F(CliBench, ParensColumns) {
+  const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt", json = dir_ / "bench.json";
+  ASSERT_EQ(runProcgen("bench parens --elements 100000 --repeat 1 --threads 1 --backends cpu --cold-runs 1 --json " +
+                           json.string(),
+                       err, out),
+            0)
+      << slurp(err);
+  const std::string table = slurp(out);
+  EXPECT_NE(table.find("| parens | match | serial | "), std::string::npos) << table;
+  const std::string js = slurp(json);
+  EXPECT_NE(js.find("\"elements\": 100000"), std::string::npos) << js;
+  EXPECT_NE(js.find("\"match_floor_bytes\": 400000"), std::string::npos) << js;  // int32 output
+  for (const char* field : {"\"match_ms\": [", "\"match_cold_ms\": [", "\"match_floor_ms\": [", "\"match_cold_target\": ["})
+    EXPECT_NE(js.find(field), std::string::npos) << field << "\n" << js;
+  if (procgen::backendAvailable(procgen::Backend::kCpu)) {
+    EXPECT_NE(table.find("| parens | match | cpu x1 | "), std::string::npos) << table;
+  }
+  EXPECT_EQ(runProcgen("bench parens --elements 0", err, out), 1);
+}
+
+// The floor child reports what it was asked to fault in.
+TEST_F(CliBench, FloorChildReportsBytesAndThreads) {
+  const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
+  ASSERT_EQ(runProcgen("bench floor --bytes 8388608 --threads 2", err, out), 0) << slurp(err);
+  const std::string js = slurp(out);
+  EXPECT_NE(js.find("\"bytes\": 8388608, \"threads\": 2, \"ms\": "), std::string::npos) << js;
+  EXPECT_EQ(runProcgen("bench floor --bytes 0", err, out), 1);
+}
+
 TEST_F(CliBench, BadOptionsAreUsageErrors) {
   const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
   EXPECT_EQ(runProcgen("bench lsystem --repeat 0", err, out), 1);
+  EXPECT_EQ(runProcgen("bench lsystem --cold-runs -1", err, out), 1);
   EXPECT_EQ(runProcgen("bench lsystem --backends nonsense", err, out), 1);
   EXPECT_EQ(runProcgen("bench", err, out), 1);  // a benchmark must be named
   EXPECT_EQ(runProcgen("bench lsystem /nonexistent/model.l --repeat 1", err, out), 2);

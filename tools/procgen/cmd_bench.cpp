@@ -8,6 +8,16 @@
 // derived) string. The opencl column is one column (the device sets its own
 // parallelism), labelled with the device name — on PoCL a CPU figure; it is
 // part of the default backends when a device exists.
+//
+// Beside those steady-state figures (memory reused, pools warm) every stage
+// gets two one-shot figures (issue 15): "cold", the median of the times the
+// CLI itself reports in fresh processes (`procgen lsystem ... --stats-json -`
+// run as a child --cold-runs times), and "floor", the median time a fresh
+// process (`procgen bench floor`) takes to fault in, with the same allocator
+// (huge pages) and thread count, the bytes that stage must write — no
+// one-shot run can be faster than that.
+//
+// `procgen bench parens` does the same for parentheses matching (Levien §4).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,17 +25,21 @@
 #include <fstream>
 #include <malloc.h>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+#include <cstdlib>
 
 #include "bench_stats.hpp"
 #include "cli.hpp"
 #include "output_options.hpp"
 #include "procgen/lsystem.hpp"
 #include "procgen/opencl.hpp"
+#include "procgen/memory.hpp"
 #include "procgen/scene.hpp"
+#include "procgen/treebox.hpp"
 
 namespace procgen::cli {
 namespace {
@@ -44,6 +58,8 @@ struct BenchOptions {
   int repeat = 5;
   CommandOutputs outputs;  // --json
   bool fresh_memory = false;  // let every run take first-touch page faults
+  int cold_runs = 5;  // fresh processes per cold and floor cell (0: no cold columns)
+  uint64_t elements = uint64_t{1} << 26;  // bench parens: n
 };
 
 /// One column of the table: a backend at a thread count (opencl: on a device).
@@ -62,6 +78,12 @@ struct StageTimes {
   Speedup speedup(size_t k) const { return pairedSpeedup(runs[0], runs[k]); }
 };
 
+/// Per column: the runs of a one-shot figure, each in a fresh process.
+struct OneShot {
+  std::vector<std::vector<double>> runs;
+  double medianMs(size_t k) const { return k < runs.size() && !runs[k].empty() ? median(runs[k]) : -1.0; }
+};
+
 struct Row {
   std::string model;
   int iterations = 0;
@@ -69,6 +91,10 @@ struct Row {
   uint64_t modules_total = 0;
   StageTimes derive;
   StageTimes interpret;
+  OneShot derive_cold, interpret_cold;    ///< per column: CLI-reported ms in fresh processes
+  OneShot derive_floor, interpret_floor;  ///< per column: ms to fault in the stage's output
+  uint64_t derive_bytes = 0;     ///< bytes of the derived string (what derivation must write)
+  uint64_t interpret_bytes = 0;  ///< bytes of the geometry (what interpretation must write)
   std::string failure;  // first failure message, if any
 };
 
@@ -103,13 +129,15 @@ void settleCaches() {
 /// them alike and the ratios stay meaningful. A column whose run throws an
 /// Error gets -1 and the first message goes to `failure`.
 template <typename Run>
-StageTimes timeColumns(const std::vector<Column>& columns, int repeat, std::string& failure, Run&& run) {
+StageTimes timeColumns(const std::vector<Column>& columns, int repeat, bool fresh_memory, std::string& failure,
+                       Run&& run) {
   const size_t n = columns.size();
   std::vector<bool> failed(n, false);
   std::vector<std::vector<double>> ms(n);
   auto attempt = [&](size_t c, bool timed) {
     if (failed[c]) return;
     try {
+      if (fresh_memory) releaseLargeBlocks();  // the next run maps (and faults in) fresh blocks
       settleCaches();
       const auto t0 = std::chrono::steady_clock::now();
       run(columns[c]);
@@ -176,8 +204,116 @@ std::vector<Column> makeColumns(const BenchOptions& o) {
   return columns;
 }
 
+/// Bytes a derivation must write: its final string.
+uint64_t stringBytes(const ModuleString& s) {
+  return s.symbols.size() + sizeof(uint64_t) * s.param_offsets.size() + sizeof(float) * s.params.size();
+}
+
+/// Bytes an interpretation must write: its geometry.
+uint64_t geometryBytes(const Geometry& g) {
+  return sizeof(Segment) * g.segments.size() + sizeof(Vec3) * g.polygon_vertices.size() +
+         sizeof(uint64_t) * g.polygon_offsets.size() + sizeof(int32_t) * g.polygon_colors.size() +
+         sizeof(int32_t) * g.polygon_instances.size();
+}
+
+// -- one-shot figures: fresh processes ----------------------------------------
+
+std::string shellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// Runs this executable with `args` in a fresh process; its stdout, or
+/// nothing when it could not run or failed.
+std::optional<std::string> runSelf(const std::string& args) {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  FILE* pipe = popen((shellQuote(self.string()) + " " + args + " 2>/dev/null").c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  for (size_t got; (got = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, got);
+  if (pclose(pipe) != 0) return std::nullopt;
+  return out;
+}
+
+/// The number after "key": in a JSON text (either spacing), -1 when absent.
+double jsonField(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\"");
+  if (at == std::string::npos) return -1.0;
+  const size_t colon = json.find(':', at);
+  if (colon == std::string::npos) return -1.0;
+  char* end = nullptr;
+  const double v = std::strtod(json.c_str() + colon + 1, &end);
+  return end == json.c_str() + colon + 1 ? -1.0 : v;
+}
+
+/// --backend/--threads (and the device) of a column, as the CLI takes them.
+std::string executionArgs(const Column& c) {
+  std::string a = " --backend " + std::string(backendName(c.execution.backend));
+  if (c.execution.backend == Backend::kCpu) a += " --threads " + std::to_string(effectiveThreads(c.execution));
+  return a;
+}
+
+/// Threads that write a stage's output on a column: the cpu backend's count;
+/// one for serial, and for opencl, whose results the host copies out.
+int writerThreads(const Column& c) {
+  return c.execution.backend == Backend::kCpu ? effectiveThreads(c.execution) : 1;
+}
+
+/// The cold floor in a fresh process: ms to allocate `bytes` with the large
+/// allocator and fault them in with `threads` threads (`procgen bench floor`).
+double floorMs(uint64_t bytes, int threads) {
+  if (bytes == 0) return 0.0;
+  const std::optional<std::string> out =
+      runSelf("bench floor --bytes " + std::to_string(bytes) + " --threads " + std::to_string(threads));
+  return out ? jsonField(*out, "ms") : -1.0;
+}
+
+/// `runs` rounds over the columns (taking turns, as timeColumns does) of
+/// sample(column, round), a one-shot measurement that fills one value per
+/// stage; a failed measurement (< 0) is left out.
+template <typename Sample>
+void oneShotRounds(const std::vector<Column>& columns, int runs, std::vector<OneShot*> stages, Sample&& sample) {
+  for (OneShot* st : stages) st->runs.assign(columns.size(), {});
+  std::vector<double> got(stages.size());
+  for (int r = 0; r < runs; ++r)
+    for (size_t k = 0; k < columns.size(); ++k) {
+      const size_t c = (static_cast<size_t>(r) + k) % columns.size();
+      sample(columns[c], got);
+      for (size_t s = 0; s < stages.size(); ++s)
+        if (got[s] >= 0) stages[s]->runs[c].push_back(got[s]);
+    }
+}
+
+/// Cold and floor columns of an L-system or scene row.
+void measureOneShot(const fs::path& file, const std::vector<Column>& columns, const BenchOptions& o, Row& row) {
+  if (o.cold_runs <= 0) return;
+  const std::string command = file.extension() == ".scene" ? "scene " : "lsystem ";
+  oneShotRounds(columns, o.cold_runs, {&row.derive_cold, &row.interpret_cold},
+                [&](const Column& c, std::vector<double>& got) {
+                  const std::optional<std::string> out =
+                      runSelf(command + shellQuote(file.string()) + " -q --stats-json -" + executionArgs(c));
+                  got[0] = out ? jsonField(*out, "derive_ms") : -1.0;
+                  got[1] = out ? jsonField(*out, "interpret_ms") : -1.0;
+                });
+  oneShotRounds(columns, o.cold_runs, {&row.derive_floor, &row.interpret_floor},
+                [&](const Column& c, std::vector<double>& got) {
+                  got[0] = floorMs(row.derive_bytes, writerThreads(c));
+                  got[1] = floorMs(row.interpret_bytes, writerThreads(c));
+                });
+}
+
+/// Issue 15's target for a one-shot figure: within 1.5× of steady state or
+/// within 1.25× of the cold floor, whichever is larger.
+bool meetsColdTarget(double cold, double steady, double floor) {
+  return cold >= 0 && steady >= 0 && cold <= std::max(1.5 * steady, floor >= 0 ? 1.25 * floor : 0.0);
+}
+
 /// A scene file (paper §6): all instances derived in batched passes, then drawn.
-Row benchScene(const fs::path& file, const std::vector<Column>& columns, int repeat) {
+Row benchScene(const fs::path& file, const std::vector<Column>& columns, const BenchOptions& o) {
   const LSystemScene scene = LSystemScene::fromFile(file);
   Row row;
   row.model = file.filename().string();
@@ -187,18 +323,21 @@ Row benchScene(const fs::path& file, const std::vector<Column>& columns, int rep
     row.modules_total += st.modules_total;
   }
   row.modules = derived.string.size();
-  row.derive = timeColumns(columns, repeat, row.failure, [&](const Column& c) {
+  row.derive_bytes = stringBytes(derived.string);
+  row.interpret_bytes = geometryBytes(interpretScene(scene, derived, Execution{}));
+  row.derive = timeColumns(columns, o.repeat, o.fresh_memory, row.failure, [&](const Column& c) {
     DeriveOptions dopt;
     dopt.execution = c.execution;
     (void)deriveScene(scene, dopt);
   });
-  row.interpret = timeColumns(columns, repeat, row.failure,
+  row.interpret = timeColumns(columns, o.repeat, o.fresh_memory, row.failure,
                               [&](const Column& c) { (void)interpretScene(scene, derived, c.execution); });
+  measureOneShot(file, columns, o, row);
   return row;
 }
 
-Row benchModel(const fs::path& file, const std::vector<Column>& columns, int repeat) {
-  if (file.extension() == ".scene") return benchScene(file, columns, repeat);
+Row benchModel(const fs::path& file, const std::vector<Column>& columns, const BenchOptions& o) {
+  if (file.extension() == ".scene") return benchScene(file, columns, o);
   const LSystem lsystem = LSystem::fromFile(file);
   Row row;
   row.model = lsystem.name();
@@ -207,17 +346,24 @@ Row benchModel(const fs::path& file, const std::vector<Column>& columns, int rep
   row.iterations = stats.iterations;
   row.modules = stats.modules;
   row.modules_total = stats.modules_total;
-  row.derive = timeColumns(columns, repeat, row.failure, [&](const Column& c) {
+  row.derive_bytes = stringBytes(string);
+  {
+    InterpretOptions iopt;
+    iopt.view = lsystem.view();
+    row.interpret_bytes = geometryBytes(interpret(lsystem, string, iopt));
+  }
+  row.derive = timeColumns(columns, o.repeat, o.fresh_memory, row.failure, [&](const Column& c) {
     DeriveOptions dopt;
     dopt.execution = c.execution;
     (void)derive(lsystem, dopt);
   });
-  row.interpret = timeColumns(columns, repeat, row.failure, [&](const Column& c) {
+  row.interpret = timeColumns(columns, o.repeat, o.fresh_memory, row.failure, [&](const Column& c) {
     InterpretOptions iopt;
     iopt.view = lsystem.view();
     iopt.execution = c.execution;
     (void)interpret(lsystem, string, iopt);
   });
+  measureOneShot(file, columns, o, row);
   return row;
 }
 
@@ -273,9 +419,77 @@ std::string formatTable(const std::vector<Row>& rows, const std::vector<Column>&
   return t.str();
 }
 
-Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns) {
-  Json j;
-  Json& cols = j["columns"] = Json::array();
+/// One stage on one column in the cold table.
+struct ColdCell {
+  double cold = -1, steady = -1, floor = -1;
+  Speedup cold_speedup;  ///< against serial, paired by round
+};
+
+const char* kColdHeader =
+    "| model | stage | column | cold ms | steady ms | floor ms | cold / steady | cold / floor | target | cold "
+    "speedup |\n|---|---|---|---:|---:|---:|---:|---:|---|---:|\n";
+
+/// A line of the cold table. target: cold within max(1.5 × steady, 1.25 × floor).
+std::string coldLine(const std::string& model, const std::string& stage, const std::string& column,
+                     const ColdCell& c) {
+  char buf[96];
+  auto ratio = [&buf](double a, double b) {
+    if (a < 0 || b <= 0) return std::string("-");
+    std::snprintf(buf, sizeof(buf), "%.2f", a / b);
+    return std::string(buf);
+  };
+  std::string speedup = "-";
+  if (c.cold_speedup.valid()) {
+    std::snprintf(buf, sizeof(buf), "%.2f×", c.cold_speedup.median);
+    speedup = buf;
+  }
+  return "| " + model + " | " + stage + " | " + column + " | " + cell(c.cold) + " | " + cell(c.steady) + " | " +
+         cell(c.floor) + " | " + ratio(c.cold, c.steady) + " | " + ratio(c.cold, c.floor) + " | " +
+         (c.cold < 0 ? "-" : meetsColdTarget(c.cold, c.steady, c.floor) ? "yes" : "**no**") + " | " + speedup +
+         " |\n";
+}
+
+ColdCell coldCell(const StageTimes& steady, const OneShot& cold, const OneShot& floor, size_t k) {
+  ColdCell c;
+  c.cold = cold.medianMs(k);
+  c.steady = steady.medianMs(k);
+  c.floor = floor.medianMs(k);
+  if (k > 0 && k < cold.runs.size()) c.cold_speedup = pairedSpeedup(cold.runs[0], cold.runs[k]);
+  return c;
+}
+
+/// Markdown table of the one-shot figures: a line per model, stage and column.
+std::string formatColdTable(const std::vector<Row>& rows, const std::vector<Column>& columns) {
+  std::string t = kColdHeader;
+  for (const Row& r : rows)
+    for (int stage = 0; stage < 2; ++stage)
+      for (size_t k = 0; k < columns.size(); ++k)
+        t += coldLine(r.model, stage == 0 ? "derive" : "interpret", columns[k].label,
+                      stage == 0 ? coldCell(r.derive, r.derive_cold, r.derive_floor, k)
+                                 : coldCell(r.interpret, r.interpret_cold, r.interpret_floor, k));
+  return t;
+}
+
+/// `"<name>_cold_ms": [...], "<name>_floor_ms": [...], "<name>_floor_bytes": n,
+/// "<name>_cold_target": [...]`: per column medians (-1: not measured) and
+/// whether the cold figure meets the target (null: not measured).
+void jsonOneShot(Json& j, const std::string& name, const StageTimes& steady, const OneShot& cold,
+                 const OneShot& floor, uint64_t bytes, size_t columns) {
+  Json& cold_ms = j[name + "_cold_ms"] = Json::array();
+  for (size_t k = 0; k < columns; ++k) cold_ms.push_back(cold.medianMs(k));
+  Json& floor_ms = j[name + "_floor_ms"] = Json::array();
+  for (size_t k = 0; k < columns; ++k) floor_ms.push_back(floor.medianMs(k));
+  j[name + "_floor_bytes"] = bytes;
+  Json& target = j[name + "_cold_target"] = Json::array();
+  for (size_t k = 0; k < columns; ++k) {
+    const ColdCell c = coldCell(steady, cold, floor, k);
+    if (c.cold < 0) target.push_back(nullptr);
+    else target.push_back(meetsColdTarget(c.cold, c.steady, c.floor));
+  }
+}
+
+Json columnsJson(const std::vector<Column>& columns) {
+  Json cols = Json::array();
   for (const Column& c : columns) {
     Json col;
     col["label"] = c.label;
@@ -284,6 +498,12 @@ Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns)
     if (!c.device.empty()) col["device"] = c.device;
     cols.push_back(std::move(col));
   }
+  return cols;
+}
+
+Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns) {
+  Json j;
+  j["columns"] = columnsJson(columns);
   Json& out_rows = j["rows"] = Json::array();
   for (const Row& row : rows) {
     Json r;
@@ -299,10 +519,13 @@ Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns)
       // Per column, against serial: {median, q1, q3} of the per-round ratios (null: serial or failed).
       Json& speedups = r[name + "_speedup"] = Json::array();
       for (size_t k = 0; k < st.runs.size(); ++k) {
-        const Speedup s = k == 0 ? Speedup{} : st.speedup(k);
-        if (s.valid()) speedups.push_back({{"median", s.median}, {"q1", s.q1}, {"q3", s.q3}});
+        const Speedup sp = k == 0 ? Speedup{} : st.speedup(k);
+        if (sp.valid()) speedups.push_back({{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}});
         else speedups.push_back(nullptr);
       }
+      jsonOneShot(r, name, st, stage == 0 ? row.derive_cold : row.interpret_cold,
+                  stage == 0 ? row.derive_floor : row.interpret_floor,
+                  stage == 0 ? row.derive_bytes : row.interpret_bytes, columns.size());
     }
     out_rows.push_back(std::move(r));
   }
@@ -330,7 +553,7 @@ void runBenchLsystem(const BenchOptions& o) {
   std::vector<Row> rows;
   for (const fs::path& f : files) {
     if (stderrIsTerminal()) std::fprintf(stderr, "bench: %s ...\n", f.filename().string().c_str());
-    rows.push_back(benchModel(f, columns, o.repeat));
+    rows.push_back(benchModel(f, columns, o));
     if (!rows.back().failure.empty())
       std::fprintf(stderr, "warning: %s: %s\n", rows.back().model.c_str(), rows.back().failure.c_str());
   }
@@ -339,7 +562,100 @@ void runBenchLsystem(const BenchOptions& o) {
               o.repeat,
               o.fresh_memory ? "fresh memory: first-touch page faults included" : "memory reused between runs",
               effectiveThreads(Execution{Backend::kCpu, 0}), formatTable(rows, columns).c_str());
+  if (o.cold_runs > 0)
+    std::printf("\nOne-shot: cold = median of %d fresh `procgen %s --stats-json -` runs (the stage times the "
+                "CLI reports); floor = median of %d fresh processes faulting in the stage's output bytes with "
+                "the large allocator and the column's writer threads; target: cold <= max(1.5 × steady, "
+                "1.25 × floor).\n\n%s",
+                o.cold_runs, "lsystem|scene FILE", o.cold_runs, formatColdTable(rows, columns).c_str());
   o.outputs.writeStats(benchJson(rows, columns));
+}
+
+/// `procgen bench parens`: matching n random parentheses (the input of
+/// `procgen parens --random n`), int32 output, on every column: steady state
+/// in this process (output array reused), cold in fresh `procgen parens`
+/// processes, floor = faulting in the 4n output bytes.
+void runBenchParens(const BenchOptions& o) {
+  if (o.repeat < 1) throw Error("--repeat must be at least 1", ExitCode::kUsage);
+  const uint64_t n = o.elements;
+  if (n == 0 || n > kMaxInt32Elements) throw Error("--elements must be in 1 .. 2^31-1", ExitCode::kUsage);
+  const std::vector<Column> columns = makeColumns(o);
+  OverwriteVector<uint8_t> input(n);
+  randomParentheses(n, 1, 0.5, input.data());  // procgen parens --random n: seed 1, depth bias 0.5
+  OverwriteVector<int32_t> out(n);
+  std::string failure;
+  const StageTimes steady = timeColumns(columns, o.repeat, o.fresh_memory, failure, [&](const Column& c) {
+    (void)matchSymbols(input.data(), n, '(', ')', out.data(), c.execution);
+  });
+  if (!failure.empty()) std::fprintf(stderr, "warning: %s\n", failure.c_str());
+  OneShot cold, floor;
+  if (o.cold_runs > 0) {
+    const std::string args = "parens --random " + std::to_string(n) + " --stats-json -";
+    oneShotRounds(columns, o.cold_runs, {&cold}, [&](const Column& c, std::vector<double>& got) {
+      const std::optional<std::string> json = runSelf(args + executionArgs(c));
+      got[0] = json ? jsonField(*json, "ms") : -1.0;
+    });
+    oneShotRounds(columns, o.cold_runs, {&floor}, [&](const Column& c, std::vector<double>& got) {
+      got[0] = floorMs(n * sizeof(int32_t), writerThreads(c));
+    });
+  }
+  auto rate = [n](double ms) {
+    char buf[32];
+    if (ms <= 0) return std::string("-");
+    std::snprintf(buf, sizeof(buf), "%.2f", static_cast<double>(n) / (ms * 1e6));
+    return std::string(buf);
+  };
+  std::printf("Parentheses matching, n = %llu (random, depth bias 0.5, int32 output); steady: median of %d runs "
+              "(%s); G elements/s = n / median.\n\n| column | steady ms | steady G/s | steady speedup | cold ms | "
+              "cold G/s | floor ms |\n|---|---:|---:|---:|---:|---:|---:|\n",
+              static_cast<unsigned long long>(n), o.repeat,
+              o.fresh_memory ? "fresh memory: first-touch page faults included" : "memory reused between runs");
+  for (size_t k = 0; k < columns.size(); ++k) {
+    const Speedup sp = k == 0 ? Speedup{} : steady.speedup(k);
+    char buf[32] = "-";
+    if (sp.valid()) std::snprintf(buf, sizeof(buf), "%.2f×", sp.median);
+    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", columns[k].label.c_str(), cell(steady.medianMs(k)).c_str(),
+                rate(steady.medianMs(k)).c_str(), buf, cell(cold.medianMs(k)).c_str(), rate(cold.medianMs(k)).c_str(),
+                cell(floor.medianMs(k)).c_str());
+  }
+  if (o.cold_runs > 0) {
+    std::string t = kColdHeader;
+    for (size_t k = 0; k < columns.size(); ++k)
+      t += coldLine("parens", "match", columns[k].label, coldCell(steady, cold, floor, k));
+    std::printf("\nOne-shot: cold = median of %d fresh `procgen %s --stats-json -` runs; floor = median of %d "
+                "fresh processes faulting in the %llu output bytes.\n\n%s",
+                o.cold_runs, ("parens --random " + std::to_string(n)).c_str(), o.cold_runs,
+                static_cast<unsigned long long>(n * sizeof(int32_t)), t.c_str());
+  }
+  Json j;
+  j["elements"] = n;
+  j["columns"] = columnsJson(columns);
+  Json& match_ms = j["match_ms"] = Json::array();
+  for (size_t k = 0; k < columns.size(); ++k) match_ms.push_back(steady.medianMs(k));
+  jsonOneShot(j, "match", steady, cold, floor, n * sizeof(int32_t), columns.size());
+  o.outputs.writeStats(j);
+}
+
+/// `procgen bench floor` (the child of the floor columns): in this fresh
+/// process, allocate `bytes` with the large-array allocator and store one
+/// byte per 4 KiB page with `threads` std::threads, each its own contiguous
+/// range (split on huge-page boundaries, as a parallel stage writes its
+/// chunks); prints {"bytes", "threads", "ms"}. Timed: allocation and faults.
+void runBenchFloor(uint64_t bytes, int threads) {
+  if (bytes == 0 || threads < 1) throw Error("--bytes and --threads must be positive", ExitCode::kUsage);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto* p = static_cast<volatile unsigned char*>(allocateLarge(bytes));
+  const uint64_t per = (bytes / static_cast<uint64_t>(threads) + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  auto touch = [&](uint64_t w) {
+    for (uint64_t i = w * per, end = std::min(bytes, (w + 1) * per); i < end; i += 4096) p[i] = 1;
+  };
+  std::vector<std::thread> helpers;
+  for (int w = 1; w < threads && static_cast<uint64_t>(w) * per < bytes; ++w) helpers.emplace_back(touch, w);
+  touch(0);
+  for (std::thread& h : helpers) h.join();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  deallocateLarge(const_cast<unsigned char*>(p), bytes);
+  std::printf("{\"bytes\": %llu, \"threads\": %d, \"ms\": %.4f}\n", static_cast<unsigned long long>(bytes), threads, ms);
 }
 
 void setupBench(CLI::App& app) {
@@ -355,18 +671,39 @@ void setupBench(CLI::App& app) {
       "L-system (.l) or scene (.scene) files (default: the paper's Table 1 models and the forest scene)");
   cmd->add_option("--examples", args->examples_dir,
                   "Folder of the Table 1 models (default: examples/lsystems)");
-  cmd->add_option("--backends", args->backends,
-                  "Backends beside serial (default: cpu, and opencl when a device exists)")
-      ->delimiter(',');
-  cmd->add_option("--threads", args->threads, "Thread counts to run (default: 1, 2, 4 ... all)")
-      ->delimiter(',');
-  cmd->add_option("--repeat", args->repeat, "Runs per cell; the table shows the median")
-      ->capture_default_str();
-  args->outputs.addStatsJson(*cmd, "Also write the figures as JSON to PATH, or - for stdout", "--json");
-  cmd->add_flag("--fresh-memory", args->fresh_memory,
+  auto common = [](CLI::App* c, BenchOptions& a) {
+    c->add_option("--backends", a.backends, "Backends beside serial (default: cpu, and opencl when a device exists)")
+        ->delimiter(',');
+    c->add_option("--threads", a.threads, "Thread counts to run (default: 1, 2, 4 ... all)")->delimiter(',');
+    c->add_option("--repeat", a.repeat, "Runs per cell; the table shows the median")->capture_default_str();
+    a.outputs.addStatsJson(*c, "Also write the figures as JSON to PATH, or - for stdout", "--json");
+    c->add_flag("--fresh-memory", a.fresh_memory,
                 "Return memory to the system after every run, so each run pays first-touch page faults "
                 "(default: memory is reused between runs, the steady state of repeated generation)");
+    c->add_option("--cold-runs", a.cold_runs,
+                  "Fresh processes per cold and floor cell (0: steady state only)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+  };
+  common(cmd, *args);
   cmd->callback([args] { runBenchLsystem(*args); });
+
+  auto pargs = std::make_shared<BenchOptions>();
+  pargs->repeat = 15;
+  CLI::App* parens = bench->add_subcommand(
+      "parens", "Parentheses matching: steady state, fresh processes (cold) and the page-fault floor per column");
+  parens->add_option("--elements", pargs->elements, "Random parentheses to match")->capture_default_str();
+  common(parens, *pargs);
+  parens->callback([pargs] { runBenchParens(*pargs); });
+
+  auto floor_bytes = std::make_shared<uint64_t>(0);
+  auto floor_threads = std::make_shared<int>(1);
+  CLI::App* floor = bench->add_subcommand(
+      "floor", "(the child of the floor columns) Time to allocate and fault in BYTES with THREADS threads");
+  floor->add_option("--bytes", *floor_bytes)->required();
+  floor->add_option("--threads", *floor_threads)->capture_default_str();
+  floor->group("");  // internal: not listed in --help
+  floor->callback([floor_bytes, floor_threads] { runBenchFloor(*floor_bytes, *floor_threads); });
 }
 
 PROCGEN_REGISTER_COMMAND(90, setupBench);

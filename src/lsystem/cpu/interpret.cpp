@@ -150,7 +150,7 @@ class CpuInterpreter {
   void expandHomomorphism(const ModuleString& input) {
     const uint64_t n = input.size();
     const PgStringView s = stringView(input);
-    std::vector<int64_t> partner;
+    OverwriteVector<int64_t> partner;
     if (data_.homomorphism.hasContext() &&
         std::find_if(input.symbols.begin(), input.symbols.end(), [](uint8_t c) { return c == '[' || c == ']'; }) !=
             input.symbols.end()) {
@@ -528,8 +528,8 @@ class CpuInterpreter {
   EmitCursor total_;
   const uint8_t* symbols_ = nullptr;
   bool has_polygons_ = false;
-  std::vector<Vec3> records_;
-  std::vector<int32_t> close_colors_;
+  OverwriteVector<Vec3> records_;
+  OverwriteVector<int32_t> close_colors_;
   EmitSlots slots_;
   std::vector<LongBranch> long_branches_;
   struct WorkItem {

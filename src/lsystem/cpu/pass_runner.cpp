@@ -152,7 +152,7 @@ class CpuPassRunner final : public PassRunner {
   std::unique_ptr<std::atomic<uint64_t>[]> prefix_;  ///< countRewriteD0L: inclusive output prefix per chunk
   uint64_t prefix_capacity_ = 0;
   // cut() scratch, reused across steps
-  std::vector<int64_t> enclosing_;
+  OverwriteVector<int64_t> enclosing_;
   std::vector<std::vector<CutRange>> chunk_cuts_;
   std::vector<CutRange> cuts_;
   ModuleString cut_out_;

@@ -34,7 +34,7 @@ class SerialInterpreter {
       return;
     }
     const PgStringView view = stringView(s);
-    std::vector<int64_t> partner;
+    OverwriteVector<int64_t> partner;
     if (data_.homomorphism.hasContext()) {
       resizeForOverwrite(partner, s.size());
       bracketPartnersSerial(s.symbols.data(), s.size(), partner.data());
