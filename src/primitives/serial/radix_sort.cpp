@@ -1,5 +1,5 @@
-// Primitive radix_sort, serial backend: the chunked LSD sort of
-// radix_sort_impl.hpp with one chunk, so one counting pass serves every digit.
+// Primitive radix_sort, serial backend: radix_sort_impl.hpp with one chunk
+// (MSD splits down to cache-sized ranges, LSD passes within them).
 #include "primitives/primitives.hpp"
 #include "primitives/radix_sort_impl.hpp"
 
@@ -16,7 +16,12 @@ struct OneChunk {
 template <typename K>
 void sortOne(K* keys, uint32_t* values, uint64_t n, RadixScratch& scratch) {
   const OneChunk plan{n};
-  impl::radixSortAny(plan, [](const OneChunk&, auto&& body) { body(0); }, keys, values, n, scratch);
+  impl::radixSortAny(
+      plan, [](const OneChunk&, auto&& body) { body(0); },
+      [](uint64_t count, auto&& body) {
+        for (uint64_t i = 0; i < count; ++i) body(i);
+      },
+      keys, values, n, scratch);
 }
 
 }  // namespace
