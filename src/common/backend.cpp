@@ -1,6 +1,10 @@
 #include "procgen/backend.hpp"
 
+#include <string>
 #include <thread>
+
+#include "common/dispatch.hpp"
+#include "procgen/error.hpp"
 
 namespace procgen {
 
@@ -36,4 +40,12 @@ int effectiveThreads(const Execution& execution) {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
+namespace detail {
+
+void throwBackendUnavailable(Backend backend, std::string_view what) {
+  throw BackendUnavailableError(std::string(what) + ": backend '" + std::string(backendName(backend)) +
+                                "' is not available in this build");
+}
+
+}  // namespace detail
 }  // namespace procgen

@@ -6,14 +6,13 @@
 #include <algorithm>
 #include <string>
 
+#include "common/dispatch.hpp"
 #include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/memory_budget.hpp"
-#include "lsystem/pass_runner.hpp"
-#if PROCGEN_HAVE_OPENCL
 #include "lsystem/opencl/derive.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
-#endif
+#include "lsystem/pass_runner.hpp"
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
 
@@ -21,22 +20,10 @@ namespace procgen {
 namespace detail {
 
 std::unique_ptr<PassRunner> makePassRunner(const Execution& execution) {
-  switch (execution.backend) {
-    case Backend::kSerial: return makeSerialPassRunner();
-#if PROCGEN_HAVE_TBB
-    case Backend::kCpu: return makeCpuPassRunner(execution.threads);
-#else
-    case Backend::kCpu:
-#endif
-#if PROCGEN_HAVE_OPENCL
-    case Backend::kOpenCL: return makeOpenCLPassRunner(execution.device);
-#else
-    case Backend::kOpenCL: break;
-#endif
-  }
-  throw BackendUnavailableError("L-system derivation has no '" +
-                                std::string(backendName(execution.backend)) +
-                                "' backend in this build");
+  return dispatch(
+      execution, "L-system derivation", [] { return makeSerialPassRunner(); },
+      [&] { return makeCpuPassRunner(execution.threads); },
+      [&] { return makeOpenCLPassRunner(execution.device); });
 }
 
 bool symbolCanAppear(const LSystemData& d, uint8_t symbol) {
@@ -252,12 +239,10 @@ ModuleString derive(const LSystem& lsystem, const DeriveOptions& options, Derive
   const LSystemData& data = lsystem.data();
   int iterations = options.iterations.value_or(data.derivation_length);
   if (iterations < 0) throw Error("the number of derivation steps must be non-negative");
-#if PROCGEN_HAVE_OPENCL
-  // The string stays on the device from the axiom to the result (issue 5).
-  if (options.execution.backend == Backend::kOpenCL) return detail::deriveOpenCL(data, options, iterations, stats);
-#endif
-  Deriver deriver(data, options);
-  return deriver.run(iterations, stats);
+  auto onHost = [&] { return Deriver(data, options).run(iterations, stats); };
+  // On opencl the string stays on the device from the axiom to the result (issue 5).
+  return detail::dispatch(options.execution, "L-system derivation", onHost, onHost,
+                          [&] { return detail::deriveOpenCL(data, options, iterations, stats); });
 }
 
 }  // namespace procgen

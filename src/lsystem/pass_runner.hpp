@@ -50,11 +50,16 @@ class PassRunner {
 };
 
 std::unique_ptr<PassRunner> makeSerialPassRunner();
-#if PROCGEN_HAVE_TBB
-/// cpu/pass_runner.cpp: `threads` <= 0 means all hardware threads.
+/// cpu/pass_runner.cpp (built with the cpu backend only): `threads` <= 0
+/// means all hardware threads.
 std::unique_ptr<PassRunner> makeCpuPassRunner(int threads);
-#endif
-/// Throws BackendUnavailableError when the backend is not built in.
+
+class CpuExecutor;
+/// Bracket partners (match.h convention) on the cpu: the treebox parallel
+/// matcher, then every ']' writes itself into its '[' (cpu/pass_runner.cpp).
+void bracketPartnersCpu(CpuExecutor& exec, const uint8_t* symbols, uint64_t n, int64_t* partner);
+/// Throws BackendUnavailableError when the backend is not built in
+/// (common/dispatch.hpp).
 std::unique_ptr<PassRunner> makePassRunner(const Execution& execution);
 
 }  // namespace procgen::detail

@@ -16,17 +16,16 @@
 #include <memory>
 #include <vector>
 
+#include "common/dispatch.hpp"
 #include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "lsystem/memory_budget.hpp"
+#include "lsystem/opencl/interpret.hpp"
+#include "lsystem/opencl/scene.hpp"
 #include "lsystem/pass_runner.hpp"
 #include "procgen/error.hpp"
 #include "procgen/scene.hpp"
-#if PROCGEN_HAVE_OPENCL
-#include "lsystem/opencl/interpret.hpp"
-#include "lsystem/opencl/scene.hpp"
-#endif
 
 namespace procgen {
 namespace {
@@ -403,12 +402,10 @@ ModuleString LSystemSceneDerivation::instanceString(size_t k, const LSystemScene
 
 LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options) {
   if (scene.instances.empty()) throw Error("the scene lists no L-system");
-#if PROCGEN_HAVE_OPENCL
-  // The combined string stays on the device between passes (issue 5 point 4).
-  if (options.execution.backend == Backend::kOpenCL) return detail::deriveSceneOpenCL(scene, options);
-#endif
-  SceneDeriver deriver(scene, options);
-  return deriver.run();
+  auto onHost = [&] { return SceneDeriver(scene, options).run(); };
+  // On opencl the combined string stays on the device between passes (issue 5 point 4).
+  return detail::dispatch(options.execution, "L-system scene derivation", onHost, onHost,
+                          [&] { return detail::deriveSceneOpenCL(scene, options); });
 }
 
 Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
@@ -426,9 +423,7 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
   // large share of the string is drawn with the backend's own parallel
   // interpreter; the many small ones are drawn serially, side by side on the
   // backend's threads. Either way the output is in instance order.
-  std::vector<Geometry> parts(n);
-#if PROCGEN_HAVE_OPENCL
-  if (execution.backend == Backend::kOpenCL) {
+  auto onDevice = [&] {
     // §6 on the device: the instances are drawn together, one root work item
     // each, in one pass over the combined string. Instances with a
     // homomorphism (their drawing string differs) and long non-branching ones
@@ -443,30 +438,34 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
       together[k] = scene.instances[k].lsystem.data().homomorphism.empty() &&
                     (branching || last - first < (std::ptrdiff_t{1} << 16));
     }
-    parts = detail::interpretBatchOpenCL(derivation.string, derivation.begin, opts, together, execution.device);
+    std::vector<Geometry> parts =
+        detail::interpretBatchOpenCL(derivation.string, derivation.begin, opts, together, execution.device);
     for (size_t k = 0; k < n; ++k)
       if (!together[k]) parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), opts[k]);
     return placeAll(scene, parts);
-  }
-#endif
-  std::unique_ptr<detail::PassRunner> runner = detail::makePassRunner(execution);
-  const uint64_t total = derivation.string.size();
-  const uint64_t large = total / (2 * static_cast<uint64_t>(std::max(1, runner->threads()))) + 1;
-  std::vector<size_t> small;
-  for (size_t k = 0; k < n; ++k) {
-    const uint64_t modules = derivation.begin[k + 1] - derivation.begin[k];
-    if (runner->threads() > 1 && modules >= large)
-      parts[k] =
-          interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), options(k, execution));
-    else
-      small.push_back(k);
-  }
-  runner->forEach(small.size(), [&](uint64_t i) {
-    const size_t k = small[i];
-    parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene),
-                         options(k, Execution{Backend::kSerial, 1}));
-  });
-  return placeAll(scene, parts);
+  };
+  auto onHost = [&] {
+    std::vector<Geometry> parts(n);
+    std::unique_ptr<detail::PassRunner> runner = detail::makePassRunner(execution);
+    const uint64_t total = derivation.string.size();
+    const uint64_t large = total / (2 * static_cast<uint64_t>(std::max(1, runner->threads()))) + 1;
+    std::vector<size_t> small;
+    for (size_t k = 0; k < n; ++k) {
+      const uint64_t modules = derivation.begin[k + 1] - derivation.begin[k];
+      if (runner->threads() > 1 && modules >= large)
+        parts[k] =
+            interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), options(k, execution));
+      else
+        small.push_back(k);
+    }
+    runner->forEach(small.size(), [&](uint64_t i) {
+      const size_t k = small[i];
+      parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene),
+                           options(k, Execution{Backend::kSerial, 1}));
+    });
+    return placeAll(scene, parts);
+  };
+  return detail::dispatch(execution, "L-system scene interpretation", onHost, onHost, onDevice);
 }
 
 }  // namespace procgen

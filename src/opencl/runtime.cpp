@@ -220,6 +220,7 @@ Context::Context(cl_platform_id platform, cl_device_id device, OpenCLDevice info
 }
 
 Context::~Context() {
+  states_.clear();  // their kernels and buffers go before the programs and the context
   for (auto& [key, program] : programs_) clReleaseProgram(program);
   if (queue_) clReleaseCommandQueue(queue_);
   if (context_) clReleaseContext(context_);

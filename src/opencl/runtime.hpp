@@ -1,8 +1,10 @@
-// The OpenCL runtime layer shared by every opencl stage: device discovery and
-// choice, one context + in-order queue per process and device, programs built
-// once per process from the kernel sources embedded at build time
-// (kernel_sources.hpp), RAII buffers checked against the device's limits, and
-// every failing call turned into procgen::OpenCLError naming the call.
+// The OpenCL runtime layer shared by every opencl stage of every system:
+// device discovery and choice, one context + in-order queue per process and
+// device with one lock, per-device state (kernels and buffers a stage keeps
+// between calls) cached in the context, programs built once per process from
+// the kernel sources embedded at build time (kernel_sources.hpp) with the build
+// log in the error, RAII buffers checked against the device's limits, and every
+// failing call turned into procgen::OpenCLError naming the call.
 // OpenCL 1.2 API and OpenCL C 1.2 only, no extensions.
 #pragma once
 
@@ -16,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <typeindex>
 #include <utility>
 #include <vector>
 
@@ -34,9 +37,10 @@ inline constexpr const char* kBaseBuildOptions = "-cl-std=CL1.2 -cl-fp32-correct
 
 class Kernel;
 
-/// One device's context, queue and program cache. Created on first use and kept
-/// until process exit. program() and makeKernel() are thread-safe; enqueueing on
-/// queue() from several threads at once is not (callers serialize).
+/// One device's context, queue, program cache and stage state. Created on first
+/// use and kept until process exit. program() and state() are thread-safe;
+/// enqueueing on queue() and using a state object are not: callers hold lock()
+/// (withState() does), the one lock of this device for every system.
 class Context {
  public:
   /// The context of the selected device (see procgen/opencl.hpp for the rules).
@@ -72,6 +76,24 @@ class Context {
   /// kernel and device accept.
   size_t workGroupSize(cl_kernel kernel, size_t want) const;
 
+  /// The lock every user of queue() and of the state objects holds while
+  /// enqueueing. Recursive: a stage may call another stage on the same device
+  /// (an L-system pass matching brackets, a bbox matching parentheses).
+  [[nodiscard]] std::unique_lock<std::recursive_mutex> lock() {
+    return std::unique_lock<std::recursive_mutex>(queue_mutex_);
+  }
+
+  /// This device's instance of T — a stage's kernels and buffers kept between
+  /// calls — constructed as T(*this) on first request and destroyed with the
+  /// context, before its programs, queue and context are released.
+  template <typename T>
+  T& state() {
+    std::lock_guard<std::recursive_mutex> guard(state_mutex_);
+    std::shared_ptr<void>& slot = states_[std::type_index(typeid(T))];
+    if (!slot) slot = std::make_shared<T>(*this);
+    return *static_cast<T*>(slot.get());
+  }
+
  private:
   Context(cl_platform_id platform, cl_device_id device, OpenCLDevice info);
 
@@ -79,10 +101,22 @@ class Context {
   cl_command_queue queue_ = nullptr;
   cl_device_id device_ = nullptr;
   OpenCLDevice info_;
-  std::mutex mutex_;
+  std::mutex mutex_;  ///< guards programs_
   std::map<std::pair<std::string, std::string>, cl_program> programs_;
   int64_t allocated_ = 0;
+  std::recursive_mutex queue_mutex_;
+  std::recursive_mutex state_mutex_;  ///< guards states_ (a state's constructor may ask for another)
+  std::map<std::type_index, std::shared_ptr<void>> states_;
 };
+
+/// Runs fn(state) with T the per-device state of `device` (Context::get rules)
+/// under the device's lock, and returns what fn returns.
+template <typename T, typename Fn>
+decltype(auto) withState(int device, Fn&& fn) {
+  Context& ctx = Context::get(device);
+  auto lock = ctx.lock();
+  return std::forward<Fn>(fn)(ctx.state<T>());
+}
 
 /// A device buffer that grows on demand (never shrinks) and releases itself.
 class Buffer {

@@ -20,7 +20,6 @@ MatchStats matchParensSerial(const uint8_t* symbols, uint64_t n, uint8_t open, u
 MatchStats matchParensSerial(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
                              int64_t* out, bool stats, uint64_t chunk = kDefaultChunk);
 
-#if PROCGEN_HAVE_TBB
 /// Elements per cpu chunk for n elements on `threads` workers: 16 chunks per
 /// worker for balance, within [2^16, 2^19]. Longer chunks leave fewer blocks
 /// to patch: a chunk whose predecessor is not yet published when it starts
@@ -34,22 +33,19 @@ inline uint64_t cpuMatchChunk(uint64_t n, int threads) {
   return std::clamp<uint64_t>(per_worker, kDefaultChunk, uint64_t{1} << 19);
 }
 
-/// cpu/match_parens.cpp. `threads` > 0; `chunk` >= 1 elements per chunk (tests
+/// cpu/match_parens.cpp (built with the cpu backend only). `threads` > 0; `chunk` >= 1 elements per chunk (tests
 /// force tiny chunks to exercise the incoming-stack logic).
 MatchStats matchParensCpu(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
                           int32_t* out, int threads, uint64_t chunk, bool stats);
 MatchStats matchParensCpu(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
                           int64_t* out, int threads, uint64_t chunk, bool stats);
-#endif
 
 /// serial/tree_bbox.cpp.
 void treeBBoxSerial(const Scene& scene, Box3* out);
 
-#if PROCGEN_HAVE_TBB
 /// cpu/tree_bbox.cpp. `threads` > 0; `chunk` >= 1 elements per chunk.
 void treeBBoxCpu(const Scene& scene, Box3* out, int threads, uint64_t chunk);
 /// Default elements per chunk of the tree bbox passes.
 inline constexpr uint64_t kDefaultBBoxChunk = uint64_t{1} << 14;
-#endif
 
 }  // namespace procgen::treebox_detail

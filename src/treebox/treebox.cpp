@@ -3,23 +3,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/dispatch.hpp"
 #include "common/random.h"
 #include "procgen/error.hpp"
 #include "treebox/match_internal.hpp"
 #include "treebox/monoids.h"
-#if PROCGEN_HAVE_OPENCL
 #include "treebox/opencl/device_match.hpp"
-#endif
 
 namespace procgen {
 namespace {
-
-void requireBackend(const Execution& execution, const char* what) {
-  if (!backendAvailable(execution.backend))
-    throw BackendUnavailableError(std::string(what) + ": backend '" +
-                                  std::string(backendName(execution.backend)) +
-                                  "' is not available in this build");
-}
 
 template <typename Index>
 MatchStats dispatchMatch(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
@@ -28,18 +20,15 @@ MatchStats dispatchMatch(const uint8_t* symbols, uint64_t n, uint8_t open, uint8
   if (sizeof(Index) == 4 && n > kMaxInt32Elements)
     throw std::length_error("matchSymbols: n = " + std::to_string(n) +
                             " does not fit int32_t indices; use the int64_t overload");
-  requireBackend(execution, "matchSymbols");
-#if PROCGEN_HAVE_OPENCL
-  if (execution.backend == Backend::kOpenCL)
-    return treebox_detail::matchParensOpenCL(symbols, n, open, close, out, execution.device, stats);
-#endif
-#if PROCGEN_HAVE_TBB
-  if (execution.backend == Backend::kCpu)
-    return treebox_detail::matchParensCpu(symbols, n, open, close, out,
-                                          effectiveThreads(execution),
-                                          treebox_detail::cpuMatchChunk(n, effectiveThreads(execution)), stats);
-#endif
-  return treebox_detail::matchParensSerial(symbols, n, open, close, out, stats);
+  return detail::dispatch(
+      execution, "matchSymbols",
+      [&] { return treebox_detail::matchParensSerial(symbols, n, open, close, out, stats); },
+      [&] {
+        const int threads = effectiveThreads(execution);
+        return treebox_detail::matchParensCpu(symbols, n, open, close, out, threads,
+                                              treebox_detail::cpuMatchChunk(n, threads), stats);
+      },
+      [&] { return treebox_detail::matchParensOpenCL(symbols, n, open, close, out, execution.device, stats); });
 }
 
 template <typename Index>
@@ -116,17 +105,12 @@ Box3 emptyBox() {
 void treeBoundingBoxes(const Scene& scene, Box3* out, const Execution& execution) {
   if (scene.boxes.size() != scene.kinds.size())
     throw std::invalid_argument("treeBoundingBoxes: kinds and boxes differ in length");
-  requireBackend(execution, "treeBoundingBoxes");
-#if PROCGEN_HAVE_OPENCL
-  if (execution.backend == Backend::kOpenCL)
-    return treebox_detail::treeBBoxOpenCL(scene, out, execution.device);
-#endif
-#if PROCGEN_HAVE_TBB
-  if (execution.backend == Backend::kCpu)
-    return treebox_detail::treeBBoxCpu(scene, out, effectiveThreads(execution),
-                                       treebox_detail::kDefaultBBoxChunk);
-#endif
-  treebox_detail::treeBBoxSerial(scene, out);
+  detail::dispatch(
+      execution, "treeBoundingBoxes", [&] { treebox_detail::treeBBoxSerial(scene, out); },
+      [&] {
+        treebox_detail::treeBBoxCpu(scene, out, effectiveThreads(execution), treebox_detail::kDefaultBBoxChunk);
+      },
+      [&] { treebox_detail::treeBBoxOpenCL(scene, out, execution.device); });
 }
 
 }  // namespace procgen

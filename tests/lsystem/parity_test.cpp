@@ -31,7 +31,7 @@
 #include "procgen/lsystem.hpp"
 #include "procgen/opencl.hpp"
 #if PROCGEN_HAVE_TBB
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #endif
 
 namespace {

@@ -23,7 +23,7 @@
 #include "procgen/opencl.hpp"
 #include "procgen/scene.hpp"
 #if PROCGEN_HAVE_TBB
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #endif
 
 namespace {

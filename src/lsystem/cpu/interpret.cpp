@@ -37,8 +37,9 @@
 #include <vector>
 
 #include "lsystem/cpu/block_brackets.hpp"
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #include "lsystem/interpret_module.hpp"
+#include "lsystem/pass_runner.hpp"
 
 namespace procgen::detail {
 namespace {

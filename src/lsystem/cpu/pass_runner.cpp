@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #include "procgen/treebox.hpp"
 
 namespace procgen::detail {

@@ -268,30 +268,16 @@ class DeviceDeriver {
   D0LTable d0l_;
 };
 
-/// One deriver per device, never destroyed (like the contexts: buffers
-/// released after a context's teardown at exit would crash); one derivation
-/// at a time per device, as the queue is shared.
-template <typename Fn>
-auto withDeriver(int device, Fn&& fn) {
-  static std::mutex mutex;
-  static auto* cache = new std::map<int, std::unique_ptr<DeviceDeriver>>;
-  Context& ctx = Context::get(device);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = (*cache)[ctx.info().index];
-  if (!slot) slot = std::make_unique<DeviceDeriver>(ctx);
-  return fn(*slot);
-}
-
 }  // namespace
 
 ModuleString deriveOpenCL(const LSystemData& data, const DeriveOptions& options, int iterations,
                           DeriveStats* stats) {
-  return withDeriver(options.execution.device,
+  return opencl::withState<DeviceDeriver>(options.execution.device,
                      [&](DeviceDeriver& d) { return d.derive(data, options, iterations, stats); });
 }
 
 bool cutBranchesOpenCL(ModuleString& s, int device) {
-  return withDeriver(device, [&](DeviceDeriver& d) { return d.cutHost(s); });
+  return opencl::withState<DeviceDeriver>(device, [&](DeviceDeriver& d) { return d.cutHost(s); });
 }
 
 }  // namespace procgen::detail

@@ -496,34 +496,16 @@ class OpenCLInterpreter {
 
 }  // namespace
 
-namespace {
-
-/// One interpreter per device, never destroyed (like the contexts it uses:
-/// buffers released after a context's teardown at exit would crash); one
-/// interpretation at a time per process, as the queue is shared.
-template <typename Fn>
-void withInterpreter(int device, Fn&& fn) {
-  static std::mutex mutex;
-  static auto* cache = new std::map<int, std::unique_ptr<OpenCLInterpreter>>;
-  Context& ctx = Context::get(device);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = (*cache)[ctx.info().index];
-  if (!slot) slot = std::make_unique<OpenCLInterpreter>(ctx);
-  fn(*slot);
-}
-
-}  // namespace
-
 void interpretOpenCL(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
                      uint64_t seed, Geometry& out) {
-  withInterpreter(options.execution.device, [&](OpenCLInterpreter& i) { i.run(data, string, options, seed, out); });
+  opencl::withState<OpenCLInterpreter>(options.execution.device, [&](OpenCLInterpreter& i) { i.run(data, string, options, seed, out); });
 }
 
 std::vector<Geometry> interpretBatchOpenCL(const ModuleString& combined, const std::vector<uint64_t>& begin,
                                            const std::vector<InterpretOptions>& options,
                                            const std::vector<bool>& draw, int device) {
   std::vector<Geometry> parts;
-  withInterpreter(device, [&](OpenCLInterpreter& i) { i.runBatch(combined, begin, options, draw, parts); });
+  opencl::withState<OpenCLInterpreter>(device, [&](OpenCLInterpreter& i) { i.runBatch(combined, begin, options, draw, parts); });
   return parts;
 }
 

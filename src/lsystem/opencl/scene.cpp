@@ -385,14 +385,8 @@ class DeviceSceneDeriver {
 }  // namespace
 
 LSystemSceneDerivation deriveSceneOpenCL(const LSystemScene& scene, const DeriveOptions& options) {
-  // One deriver per device, never destroyed (see opencl/derive.cpp).
-  static std::mutex mutex;
-  static auto* cache = new std::map<int, std::unique_ptr<DeviceSceneDeriver>>;
-  Context& ctx = Context::get(options.execution.device);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = (*cache)[ctx.info().index];
-  if (!slot) slot = std::make_unique<DeviceSceneDeriver>(ctx);
-  return slot->run(scene, options);
+  return opencl::withState<DeviceSceneDeriver>(options.execution.device,
+                                               [&](DeviceSceneDeriver& d) { return d.run(scene, options); });
 }
 
 }  // namespace procgen::detail

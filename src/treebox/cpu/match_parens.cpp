@@ -3,14 +3,12 @@
 // Paper: Levien, "Fast GPU bounding boxes on tree-structured scenes", §4 and
 // §7. The chunked single-pass engine (treebox/match_chunked.hpp: resolve each
 // chunk with the branch-free loop, scan the chunks' stack-monoid values in
-// chunk order with look-back, patch placeholders) run by `threads` workers
-// of a oneTBB arena that take chunks in order from a shared counter.
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
+// chunk order with look-back, patch placeholders) run by the `threads`
+// workers of the cpu executor's arena, which take chunks in order from a
+// shared counter.
+#include "cpu/executor.hpp"
 #include "treebox/match_chunked.hpp"
 #include "treebox/match_internal.hpp"
-#include "treebox/tsan_fork_join.hpp"
 
 namespace procgen::treebox_detail {
 namespace {
@@ -19,17 +17,7 @@ template <typename Index, bool kStats>
 MatchStats matchCpuImpl(const uint8_t* in, uint64_t n, uint8_t open, uint8_t close, Index* out,
                         int threads, uint64_t chunk) {
   auto run_workers = [](auto& worker, int workers) {
-    tbb::task_arena arena(workers);
-    TsanForkJoin sync;
-    sync.fork();
-    arena.execute([&] {
-      tbb::parallel_for(0, workers, [&](int) {
-        sync.enter();
-        worker();
-        sync.leave();
-      });
-    });
-    sync.join();
+    detail::CpuExecutor(workers).forEachWorker([&](int) { worker(); });
   };
   return matchChunked<Index, kStats>(in, n, open, close, out, threads, chunk, run_workers);
 }

@@ -28,16 +28,12 @@
 // element. Indices are int32_t when n allows, and the index arrays are kept
 // per calling thread between calls (no page faults when repeated).
 // Bit-exact with the serial backend: min/max only, empty boxes canonical.
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <stdexcept>
 #include <vector>
 
+#include "cpu/executor.hpp"
 #include "treebox/match_internal.hpp"
 #include "treebox/monoids.h"
-#include "treebox/tsan_fork_join.hpp"
 
 namespace procgen::treebox_detail {
 namespace {
@@ -75,21 +71,11 @@ template <typename Index>
 void treeBBoxCpuImpl(const Scene& scene, Box3* out, int threads, uint64_t chunk) {
   const uint64_t n = scene.size();
   const SceneNodeKind* kinds = scene.kinds.data();
-  tbb::task_arena arena(threads);
+  detail::CpuExecutor exec(threads);
   const uint64_t chunks = (n + chunk - 1) / chunk;
+  const detail::ChunkPlan plan{n, chunk, chunks};
   auto forChunks = [&](auto&& body) {
-    TsanForkJoin sync;
-    sync.fork();
-    arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<uint64_t>(0, chunks, 1),
-                        [&](const tbb::blocked_range<uint64_t>& r) {
-                          sync.enter();
-                          for (uint64_t c = r.begin(); c != r.end(); ++c)
-                            body(c, c * chunk, std::min(n, (c + 1) * chunk));
-                          sync.leave();
-                        });
-    });
-    sync.join();
+    exec.forEachChunk(plan, [&](uint64_t c) { body(c, plan.begin(c), plan.end(c)); });
   };
 
   // 0. match

@@ -40,20 +40,17 @@ uint64_t leafLocalBytes(uint64_t wg, uint64_t k) {
 
 }  // namespace
 
-std::mutex& DeviceMatcher::queueMutex() {
-  static std::mutex m;
-  return m;
-}
+namespace {
+/// The device's matchers, one per (index size, shape) that was asked for.
+struct DeviceMatchers {
+  explicit DeviceMatchers(Context&) {}
+  std::map<std::tuple<int, uint32_t, uint32_t>, std::unique_ptr<DeviceMatcher>> by_shape;
+};
+}  // namespace
 
-DeviceMatcher& DeviceMatcher::get(int device, int index_bytes, OpenCLMatchShape shape) {
-  // Never destroyed, like the contexts they use: buffers released after a
-  // context's teardown at exit would crash.
-  static std::mutex m;
-  static auto* cache =
-      new std::map<std::tuple<int, int, uint32_t, uint32_t>, std::unique_ptr<DeviceMatcher>>;
-  Context& ctx = Context::get(device);
-  std::lock_guard<std::mutex> lock(m);
-  auto& slot = (*cache)[{ctx.info().index, index_bytes, shape.work_group, shape.per_item}];
+DeviceMatcher& DeviceMatcher::get(Context& ctx, int index_bytes, OpenCLMatchShape shape) {
+  auto lock = ctx.lock();
+  auto& slot = ctx.state<DeviceMatchers>().by_shape[{index_bytes, shape.work_group, shape.per_item}];
   if (!slot) slot = std::make_unique<DeviceMatcher>(ctx, index_bytes, shape);
   return *slot;
 }
@@ -150,7 +147,7 @@ MatchStats DeviceMatcher::run(cl_mem symbols, uint64_t n, uint8_t open_a, uint8_
 }
 
 uint64_t openclPartitionSize(int device, OpenCLMatchShape shape) {
-  return DeviceMatcher::get(device, 8, shape).partitionSize();
+  return DeviceMatcher::get(Context::get(device), 8, shape).partitionSize();
 }
 
 namespace {
@@ -158,8 +155,9 @@ namespace {
 template <typename Index>
 MatchStats matchOpenCLImpl(const uint8_t* symbols, uint64_t n, uint8_t open, uint8_t close,
                            Index* out, int device, bool stats, OpenCLMatchShape shape) {
-  DeviceMatcher& matcher = DeviceMatcher::get(device, sizeof(Index), shape);
-  std::lock_guard<std::mutex> lock(DeviceMatcher::queueMutex());
+  Context& ctx = Context::get(device);
+  auto lock = ctx.lock();
+  DeviceMatcher& matcher = DeviceMatcher::get(ctx, sizeof(Index), shape);
   Buffer& in = matcher.hostInput();
   Buffer& result = matcher.hostOutput();
   in.upload(symbols, n);

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 
 #include "opencl/runtime.hpp"
 #include "treebox/opencl/device_match.hpp"
@@ -22,14 +21,12 @@ class DeviceMatcher {
   /// Matches symbols[0..n) (a device buffer): elements equal to open_a or
   /// open_b open, close closes. Writes the match array into `out` (grown as
   /// needed). The unmatched counts are always read back; max_depth only when
-  /// `stats` is set (else 0). Callers hold queueMutex().
+  /// `stats` is set (else 0). Callers hold the context's lock().
   MatchStats run(cl_mem symbols, uint64_t n, uint8_t open_a, uint8_t open_b, uint8_t close,
                  opencl::Buffer& out, bool stats);
 
-  /// The process-wide matcher for (device, index size, shape) and the lock
-  /// every user of the context's queue holds while enqueueing.
-  static DeviceMatcher& get(int device, int index_bytes, OpenCLMatchShape shape);
-  static std::mutex& queueMutex();
+  /// The matcher of `ctx` for (index size, shape), kept in the context's state.
+  static DeviceMatcher& get(opencl::Context& ctx, int index_bytes, OpenCLMatchShape shape);
 
   /// Buffers the host entry points upload into and read back from, kept so
   /// repeated calls reuse them.

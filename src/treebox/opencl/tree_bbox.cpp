@@ -82,23 +82,16 @@ struct BBoxDevice {
   size_t wg;
 };
 
-BBoxDevice& bboxDevice(Context& ctx) {
-  static auto* cache = new std::map<int, std::unique_ptr<BBoxDevice>>;  // never destroyed (matcher.hpp)
-  auto& slot = (*cache)[ctx.info().index];
-  if (!slot) slot = std::make_unique<BBoxDevice>(ctx);
-  return *slot;
-}
-
 }  // namespace
 
 void treeBBoxOpenCL(const Scene& scene, Box3* out, int device, OpenCLMatchShape shape) {
   checkScene(scene);
   const uint64_t n = scene.size();
-  DeviceMatcher& matcher = DeviceMatcher::get(device, 8, shape);
   Context& ctx = Context::get(device);
-  std::lock_guard<std::mutex> lock(DeviceMatcher::queueMutex());
+  auto lock = ctx.lock();
+  DeviceMatcher& matcher = DeviceMatcher::get(ctx, 8, shape);
   if (n == 0) return;
-  BBoxDevice& d = bboxDevice(ctx);
+  BBoxDevice& d = ctx.state<BBoxDevice>();
   const cl_ulong n_arg = n;
 
   d.kinds.upload(scene.kinds.data(), n);

@@ -19,7 +19,7 @@ extern "C" void __tsan_acquire(void* addr);
 extern "C" void __tsan_release(void* addr);
 #endif
 
-namespace procgen::treebox_detail {
+namespace procgen::detail {
 
 /// Call fork() before handing work to TBB, enter()/leave() around each task
 /// body, join() after TBB returns.
@@ -41,4 +41,4 @@ class TsanForkJoin {
 #endif
 };
 
-}  // namespace procgen::treebox_detail
+}  // namespace procgen::detail

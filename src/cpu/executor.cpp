@@ -1,5 +1,5 @@
-// The cpu backend's arena and chunking policy (see executor.hpp).
-#include "lsystem/cpu/executor.hpp"
+// The cpu backend's arenas (one per thread count) and chunking policy (see executor.hpp).
+#include "cpu/executor.hpp"
 
 #include <tbb/info.h>
 

@@ -1,7 +1,13 @@
-// The cpu backend's execution context for L-systems: a oneTBB arena limited to
-// the requested thread count and the chunking policy every cpu stage shares
-// (paper §4.2 and §5: the string is cut into chunks of consecutive modules,
-// each chunk is one independent piece of work).
+// The cpu backend's one executor, shared by every system (L-systems, treebox,
+// primitives, and the systems to come): a oneTBB arena per thread count, kept
+// for the whole process (creating an arena per call costs more than a small
+// stage), the chunking policy of the cpu stages (the input is cut into chunks
+// of consecutive elements, each one independent piece of work — L-systems
+// paper §4.2 and §5), and the ThreadSanitizer fork/join annotations that make
+// the uninstrumented system oneTBB visible to TSan (tsan_fork_join.hpp).
+//
+// Usage: `CpuExecutor exec(threads); exec.forEachChunk(exec.plan(n, size), body);`
+// Constructing one is cheap (a map lookup under a lock); keep it for a call.
 #pragma once
 
 #include <tbb/global_control.h>
@@ -16,17 +22,18 @@
 #include <memory>
 #include <optional>
 
-#include "treebox/tsan_fork_join.hpp"
+#include "cpu/tsan_fork_join.hpp"
 
 namespace procgen::detail {
 
-/// Test hook: when non-zero, every cpu L-system stage cuts its input into
-/// chunks of this many modules (tests force tiny chunks so that contexts,
-/// brackets and branches straddle chunk borders). 0 restores the default.
+/// Test hook: when non-zero, every cpu stage that plans with CpuExecutor::plan
+/// cuts its input into chunks of this many elements (tests force tiny chunks so
+/// that contexts, brackets and branches straddle chunk borders). 0 restores
+/// the default.
 void setCpuChunkOverrideForTesting(uint64_t modules);
 uint64_t cpuChunkOverride();
 
-/// A contiguous partition of [0, n) into `count` chunks of `size` modules
+/// A contiguous partition of [0, n) into `count` chunks of `size` elements
 /// (the last one shorter).
 struct ChunkPlan {
   uint64_t n = 0;
@@ -44,9 +51,9 @@ class CpuExecutor {
 
   int threads() const { return threads_; }
 
-  /// Chunks for a stage over n modules: `default_size` modules each (balanced
-  /// by input size), at least enough chunks for every thread to steal from,
-  /// unless the test override is set.
+  /// Chunks for a stage over n elements: `default_size` elements each
+  /// (balanced by input size), at least enough chunks for every thread to
+  /// steal from, unless the test override is set.
   ChunkPlan plan(uint64_t n, uint64_t default_size) const;
 
   /// Runs body(c) for every chunk c of `plan`, in parallel inside the arena
@@ -59,7 +66,7 @@ class CpuExecutor {
       return;
     }
     // The system oneTBB is not instrumented: tell TSan about its fork and join.
-    treebox_detail::TsanForkJoin sync;
+    TsanForkJoin sync;
     sync.fork();
     arena_.execute([&] {
       tbb::parallel_for(tbb::blocked_range<uint64_t>(0, plan.count, 1),
@@ -69,6 +76,27 @@ class CpuExecutor {
                           sync.leave();
                         },
                         tbb::simple_partitioner());
+    });
+    sync.join();
+  }
+
+  /// Runs worker(w) once on each of threads() workers w = 0 .. threads()-1 at
+  /// the same time, for stages that hand out their own work (e.g. chunks taken
+  /// in order from a shared counter, with look-back between them).
+  template <typename Worker>
+  void forEachWorker(Worker&& worker) {
+    if (threads_ == 1) {
+      worker(0);
+      return;
+    }
+    TsanForkJoin sync;
+    sync.fork();
+    arena_.execute([&] {
+      tbb::parallel_for(0, threads_, [&](int w) {
+        sync.enter();
+        worker(w);
+        sync.leave();
+      }, tbb::simple_partitioner());
     });
     sync.join();
   }
@@ -98,6 +126,7 @@ class CpuExecutor {
 /// ThreadSanitizer although the system oneTBB is not instrumented; the only
 /// accesses TSan cannot order are the glue lambdas in this header reading
 /// their captured (queue, index), which tests/lsystem/tsan.supp names.
+/// Used by the L-system interpretation's branch hierarchy (paper §5.2.2).
 class WorkQueue {
  public:
   WorkQueue(CpuExecutor& exec, std::function<void(uint64_t)> run) : exec_(exec), run_(std::move(run)) {}
@@ -123,11 +152,7 @@ class WorkQueue {
   CpuExecutor& exec_;
   std::function<void(uint64_t)> run_;
   tbb::task_group group_;
-  treebox_detail::TsanForkJoin sync_;
+  TsanForkJoin sync_;
 };
-
-/// Bracket partners (match.h convention) on the cpu: the treebox parallel
-/// matcher, then every ']' writes itself into its '[' (pass_runner.cpp).
-void bracketPartnersCpu(CpuExecutor& exec, const uint8_t* symbols, uint64_t n, int64_t* partner);
 
 }  // namespace procgen::detail
