@@ -30,7 +30,7 @@
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #endif
 #if PROCGEN_HAVE_OPENCL
 #include "primitives/opencl/device.hpp"

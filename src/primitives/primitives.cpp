@@ -2,42 +2,31 @@
 // backend is a value; a backend that is not compiled in throws.
 #include "primitives/primitives.hpp"
 
-#include <string>
+#include <utility>
 
-#include "procgen/error.hpp"
+#include "common/dispatch.hpp"
 #if PROCGEN_HAVE_TBB
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #endif
 
 namespace procgen::primitives {
 namespace {
 
-[[noreturn]] void unavailable(Backend backend) {
-  throw BackendUnavailableError("primitives: the " + std::string(backendName(backend)) +
-                                " backend is not compiled into this build");
-}
-
-/// Calls the twin of exec.backend: s() serial, c(executor) cpu, o(device) opencl.
+/// detail::dispatch (common/dispatch.hpp) with the cpu branch handed an
+/// executor of exec.threads and the opencl branch the device index. The
+/// branches are variadic generic lambdas so that the one of a backend that is
+/// not compiled in is never instantiated (no CpuExecutor without oneTBB).
 template <typename S, typename C, typename O>
-auto dispatch(const Execution& exec, S&& s, C&& c, O&& o) {
-  switch (exec.backend) {
-    case Backend::kSerial: return s();
-    case Backend::kCpu: {
+decltype(auto) dispatch(const Execution& exec, const char* what, S&& s, C&& c, O&& o) {
+  return procgen::detail::dispatch(
+      exec, what, std::forward<S>(s),
+      [&](auto...) {
 #if PROCGEN_HAVE_TBB
-      detail::CpuExecutor executor(exec.threads);
-      return c(executor);
-#else
-      break;
+        procgen::detail::CpuExecutor executor(exec.threads);
+        return c(executor);
 #endif
-    }
-    case Backend::kOpenCL:
-#if PROCGEN_HAVE_OPENCL
-      return o(exec.device);
-#else
-      break;
-#endif
-  }
-  unavailable(exec.backend);
+      },
+      [&](auto...) { return o(exec.device); });
 }
 
 }  // namespace
@@ -46,7 +35,7 @@ template <typename M>
 void scan(const Execution& exec, ScanKind kind, const typename M::Value* in, const uint8_t* heads,
           typename M::Value* out, uint64_t n) {
   dispatch(
-      exec, [&] { serial::scan<M>(kind, in, heads, out, n); },
+      exec, "primitives::scan", [&] { serial::scan<M>(kind, in, heads, out, n); },
       [&](auto& cpu_exec) { cpu::scan<M>(cpu_exec, kind, in, heads, out, n); },
       [&](auto device) { opencl::scan<M>(device, kind, in, heads, out, n); });
 }
@@ -54,14 +43,15 @@ void scan(const Execution& exec, ScanKind kind, const typename M::Value* in, con
 template <typename M>
 typename M::Value reduce(const Execution& exec, const typename M::Value* in, uint64_t n) {
   return dispatch(
-      exec, [&] { return serial::reduce<M>(in, n); }, [&](auto& cpu_exec) { return cpu::reduce<M>(cpu_exec, in, n); },
+      exec, "primitives::reduce", [&] { return serial::reduce<M>(in, n); },
+      [&](auto& cpu_exec) { return cpu::reduce<M>(cpu_exec, in, n); },
       [&](auto device) { return opencl::reduce<M>(device, in, n); });
 }
 
 template <typename T>
 uint64_t compact(const Execution& exec, const T* in, const uint8_t* flags, uint64_t n, T* out) {
   return dispatch(
-      exec, [&] { return serial::compact(in, flags, n, out); },
+      exec, "primitives::compact", [&] { return serial::compact(in, flags, n, out); },
       [&](auto& cpu_exec) { return cpu::compact(cpu_exec, in, flags, n, out); },
       [&](auto device) { return opencl::compact(device, in, flags, n, out); });
 }
@@ -70,7 +60,7 @@ namespace {
 template <typename K>
 void sortAny(const Execution& exec, K* keys, uint32_t* values, uint64_t n, RadixScratch& scratch) {
   dispatch(
-      exec, [&] { serial::radixSort(keys, values, n, scratch); },
+      exec, "primitives::radixSort", [&] { serial::radixSort(keys, values, n, scratch); },
       [&](auto& cpu_exec) { cpu::radixSort(cpu_exec, keys, values, n, scratch); },
       [&](auto device) { opencl::radixSort(device, keys, values, n); });
 }

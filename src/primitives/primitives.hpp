@@ -142,8 +142,8 @@ void radixSort(int device, uint32_t* keys, uint32_t* values, uint64_t n);
 void radixSort(int device, uint64_t* keys, uint32_t* values, uint64_t n);
 }  // namespace opencl
 
-// ---- dispatching entry points (throw BackendUnavailableError, with the
-// backend's name, when the backend is not compiled in) ------------------------
+// ---- dispatching entry points (common/dispatch.hpp: BackendUnavailableError
+// when the backend is not compiled in) -----------------------------------------
 
 template <typename M>
 void scan(const Execution& exec, ScanKind kind, const typename M::Value* in, const uint8_t* heads,

@@ -21,7 +21,7 @@
 #include "procgen/backend.hpp"
 #include "procgen/opencl.hpp"
 #if PROCGEN_HAVE_TBB
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #endif
 
 namespace {

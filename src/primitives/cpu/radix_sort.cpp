@@ -2,7 +2,7 @@
 // executor's chunks — the first split on the highest varying digit as a
 // parallel pass (per-chunk histograms, a digit-major scan of them, a stable
 // scatter per chunk), then the 256 buckets sorted in parallel.
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #include "primitives/primitives.hpp"
 #include "primitives/radix_sort_impl.hpp"
 

@@ -5,7 +5,7 @@
 // Chunk totals are combined in index order, so non-commutative monoids work.
 #include <vector>
 
-#include "lsystem/cpu/executor.hpp"
+#include "cpu/executor.hpp"
 #include "primitives/primitives.hpp"
 #include "primitives/ranges.hpp"
 
