@@ -1,18 +1,20 @@
-// Stable LSD radix sort over chunks, written once for the serial twin (one
-// chunk) and the cpu twin (CpuExecutor chunks run in parallel).
+// Stable radix sort over chunks, written once for the serial twin (one chunk)
+// and the cpu twin (CpuExecutor chunks and buckets run in parallel).
 //
-// The textbook parallel LSD sort (e.g. Satish, Harris, Garland, "Designing
-// efficient sorting algorithms for manycore GPUs", IPDPS 2009, §4): for each
-// 8-bit digit, (1) every chunk counts its digits, (2) an exclusive scan of the
-// counts in digit-major, chunk-minor order gives every (digit, chunk) pair its
-// first output position, (3) every chunk scatters its elements in order to
-// those positions. Step (2) in that order is what makes each pass stable, and
-// LSD passes over stable passes sort.
-//
-// The first counting reads the keys once for all digits: its totals show the
-// digits on which every key agrees (one bucket holds all n), whose passes are
-// skipped; with one chunk the counts stay valid for every pass (they do not
-// depend on the order), with several the later passes recount their chunk.
+// 8-bit digits. One counting read gives every digit's histogram; digits on
+// which every key agrees (one bucket holds all n) are skipped. The first pass
+// splits on the highest varying digit — a stable MSD pass written as the
+// textbook parallel LSD pass (Satish, Harris, Garland, "Designing efficient
+// sorting algorithms for manycore GPUs", IPDPS 2009, §4): (1) every chunk
+// counts its digits, (2) an exclusive scan of the counts in digit-major,
+// chunk-minor order gives every (digit, chunk) pair its first output
+// position, (3) every chunk scatters its elements in order to those
+// positions; step (2) in that order is what makes the pass stable. Then each
+// bucket is sorted on its own by the lower digits: split again while it is
+// larger than kMsdAbove, else stable LSD passes that run from cache, ping-
+// ponging between the keys array and the scratch. Stable passes compose into
+// a stable sort. O(n * passes) work; the result is unique (stable), so every
+// backend and thread count gives the same output.
 #pragma once
 
 #include <algorithm>
@@ -41,9 +43,8 @@ inline std::vector<uint64_t>& scratchKeys<uint64_t>(RadixScratch& s) {
 
 /// One chunk's stable scatter of one pass: src[b..e) to dst at start[digit]++.
 /// A plain scatter: write-combining buffers per bucket (a cache line each,
-/// copied out when full) measured slower here (serial, 10^7 uniform keys with
-/// values: 657 ms against 389 ms, thread CPU time, best of 4), and 11-bit
-/// digits (6 passes, 2048 buckets) too (502 ms).
+/// copied out when full) and 11-bit digits measured slower here (probes on
+/// 10^7 uniform 64-bit keys with values; docs/performance.md).
 template <typename K, bool kValues>
 void scatterChunk(const K* src_k, const uint32_t* src_v, K* dst_k, uint32_t* dst_v, uint64_t b, uint64_t e,
                   int shift, const uint64_t* start) {
