@@ -96,9 +96,12 @@ struct RadixScratch {
 //
 // radixSort(keys, values, n, scratch)
 //   Sorts keys[0..n) ascending in place, stable (equal keys keep their
-//   order); values[i] (when values != nullptr) moves with keys[i]. LSD, 8-bit
-//   digits; digits on which all keys agree are skipped (a pass costs O(n)),
-//   so 30-bit keys in 64-bit words take 4 passes. O(n * passes) work.
+//   order); values[i] (when values != nullptr) moves with keys[i]; values must
+//   not overlap keys. 8-bit digits, digits on which all keys agree skipped
+//   (30-bit keys in 64-bit words sort on 4 digits): the host twins split on
+//   the highest varying digit first and sort cache-sized buckets by LSD passes
+//   (radix_sort_impl.hpp), the opencl twin runs LSD passes over the device.
+//   O(n * digits) work; scratch holds n keys and n values after the call.
 // ---------------------------------------------------------------------------
 
 namespace serial {

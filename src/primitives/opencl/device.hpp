@@ -41,7 +41,8 @@ class DeviceScan {
   void exclusiveScan(cl_mem data, uint64_t n) { scan(ScanKind::kExclusive, data, nullptr, data, n); }
   /// result[0] = in[0] ⊕ ... ⊕ in[n-1] (identity when n = 0); unsegmented only.
   void reduce(cl_mem in, uint64_t n, cl_mem result);
-  /// sizeof the value type on the device (as the host descriptor's, checked).
+  /// sizeof the value type on the device (0 when segmented); the host-array
+  /// twins check it against sizeof(M::Value).
   size_t valueBytes() const { return value_bytes_; }
 
  private:

@@ -1,6 +1,7 @@
 // Primitives scan and reduce, opencl backend: host driver of scan.cl (see
 // there for the reduce-then-scan scheme), and the host-array twins.
 #include <algorithm>
+#include <string>
 
 #include "primitives/opencl/device.hpp"
 
@@ -105,12 +106,23 @@ void DeviceScan::reduce(cl_mem in, uint64_t n, cl_mem result) {
 
 // ---- host-array twins ------------------------------------------------------
 
+namespace {
+/// The host descriptor's Value and the device type must have one layout.
+template <typename M>
+void checkLayout(const DeviceScan& s) {
+  if (s.valueBytes() != sizeof(typename M::Value))
+    throw Error(std::string("primitives: monoid ") + M::kClName + " is " + std::to_string(s.valueBytes()) +
+                " bytes on the device and " + std::to_string(sizeof(typename M::Value)) + " on the host");
+}
+}  // namespace
+
 template <typename M>
 void scan(int device, ScanKind kind, const typename M::Value* in, const uint8_t* heads, typename M::Value* out,
           uint64_t n) {
   if (n == 0) return;
   Context& ctx = Context::get(device);
   DeviceScan s(ctx, monoidInfo<M>(), heads != nullptr);
+  if (!heads) checkLayout<M>(s);
   const uint64_t bytes = n * sizeof(typename M::Value);
   Buffer data(ctx, "scan data"), head_buf(ctx, "scan heads");
   data.upload(in, bytes);
@@ -123,6 +135,7 @@ template <typename M>
 typename M::Value reduce(int device, const typename M::Value* in, uint64_t n) {
   Context& ctx = Context::get(device);
   DeviceScan s(ctx, monoidInfo<M>());
+  checkLayout<M>(s);
   Buffer data(ctx, "reduce data"), result(ctx, "reduce result");
   data.upload(in, n * sizeof(typename M::Value));
   result.reserve(sizeof(typename M::Value));
