@@ -226,22 +226,31 @@ const std::vector<uint32_t>& values32(int64_t n) {
   return v;
 }
 
+/// The row range(1) of the scan and compaction benchmarks: 0 the baseline
+/// (labelled `baseline`), 1 serial, 2 cpu×1, 3 cpu×2, 4 opencl (host arrays).
+/// False (the row skipped) when that backend is unavailable.
+bool rowExecution(benchmark::State& state, const char* baseline, procgen::Execution& exec) {
+  const int which = static_cast<int>(state.range(1));
+  const char* const names[] = {baseline, "serial", "cpu x1", "cpu x2", "opencl (host arrays)"};
+  state.SetLabel(names[which]);
+  exec.backend = which == 4 ? procgen::Backend::kOpenCL : which >= 2 ? procgen::Backend::kCpu : procgen::Backend::kSerial;
+  exec.threads = which == 3 ? 2 : 1;
+  if (!procgen::backendAvailable(exec.backend) ||
+      (exec.backend == procgen::Backend::kOpenCL && procgen::openclDevices().empty())) {
+    state.SkipWithError("backend unavailable");
+    return false;
+  }
+  return true;
+}
+
 /// range(1): 0 std::inclusive_scan, 1 serial, 2 cpu×1, 3 cpu×2, 4 opencl (host arrays).
 void BM_ScanU32(benchmark::State& state) {
   const auto& in = values32(state.range(0));
   const uint64_t n = in.size();
   std::vector<uint32_t> out(n);
   const int which = static_cast<int>(state.range(1));
-  const char* const names[] = {"std::inclusive_scan", "serial", "cpu x1", "cpu x2", "opencl (host arrays)"};
-  state.SetLabel(names[which]);
   procgen::Execution exec;
-  exec.backend = which == 4 ? procgen::Backend::kOpenCL : which >= 2 ? procgen::Backend::kCpu : procgen::Backend::kSerial;
-  exec.threads = which == 3 ? 2 : 1;
-  if (!procgen::backendAvailable(exec.backend) ||
-      (exec.backend == procgen::Backend::kOpenCL && procgen::openclDevices().empty())) {
-    state.SkipWithError("backend unavailable");
-    return;
-  }
+  if (!rowExecution(state, "std::inclusive_scan", exec)) return;
   for (auto _ : state) {
     if (which == 0)
       std::inclusive_scan(in.begin(), in.end(), out.begin());
@@ -260,16 +269,8 @@ void BM_CompactU32(benchmark::State& state) {
   for (uint64_t i = 0; i < n; ++i) flags[i] = in[i] & 1;  // half kept, at random
   std::vector<uint32_t> out(n);
   const int which = static_cast<int>(state.range(1));
-  const char* const names[] = {"plain loop", "serial", "cpu x1", "cpu x2", "opencl (host arrays)"};
-  state.SetLabel(names[which]);
   procgen::Execution exec;
-  exec.backend = which == 4 ? procgen::Backend::kOpenCL : which >= 2 ? procgen::Backend::kCpu : procgen::Backend::kSerial;
-  exec.threads = which == 3 ? 2 : 1;
-  if (!procgen::backendAvailable(exec.backend) ||
-      (exec.backend == procgen::Backend::kOpenCL && procgen::openclDevices().empty())) {
-    state.SkipWithError("backend unavailable");
-    return;
-  }
+  if (!rowExecution(state, "plain loop", exec)) return;
   for (auto _ : state) {
     uint64_t kept = 0;
     if (which == 0) {
