@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cpu/executor.hpp"
+#include "primitives/primitives.hpp"
 #include "procgen/treebox.hpp"
 
 namespace procgen::detail {
@@ -75,14 +76,10 @@ class CpuPassRunner final : public PassRunner {
     exec_.forEachChunk(plan_, [&](uint64_t c) {
       offsets_[c] = countChunkD0L(t, symbols, plan_.begin(c), plan_.end(c));
     });
-    uint64_t total = 0;
-    for (uint64_t c = 0; c < plan_.count; ++c) {
-      uint64_t here = offsets_[c];
-      offsets_[c] = total;
-      total += here;
-    }
-    offsets_[plan_.count] = total;
-    return total;
+    // offsets_[c] becomes chunk c's output offset, offsets_[count] (0 so far) the total.
+    primitives::serial::scan<primitives::SumU64>(primitives::ScanKind::kExclusive, offsets_.data(), nullptr,
+                                                 offsets_.data(), plan_.count + 1);
+    return offsets_[plan_.count];
   }
 
   void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) override {

@@ -6,7 +6,7 @@
 namespace procgen::detail {
 
 DeviceBracketPartners::DeviceBracketPartners(opencl::Context& ctx)
-    : ctx_(ctx), scan_(ctx, "long", sizeof(cl_long)), tree_(ctx, "bracket depths"), level_info_(ctx, "bracket depths") {
+    : ctx_(ctx), scan_(ctx, primitives::opencl::monoidInfo<primitives::SumI64>()), tree_(ctx, "bracket depths"), level_info_(ctx, "bracket depths") {
   cl_program p = ctx.program("lsystem/opencl/bracket_partners.cl");
   delta_ = opencl::Kernel(p, "bracketDelta");
   min_level_ = opencl::Kernel(p, "minLevel");

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "opencl/runtime.hpp"
-#include "opencl/scan.hpp"
+#include "primitives/opencl/device.hpp"
 
 namespace procgen::detail {
 
@@ -29,7 +29,7 @@ class DeviceBracketPartners {
 
  private:
   opencl::Context& ctx_;
-  opencl::Scanner scan_;
+  primitives::opencl::DeviceScan scan_;
   opencl::Kernel delta_, min_level_, partners_;
   opencl::Buffer tree_, level_info_;
   size_t wg_;

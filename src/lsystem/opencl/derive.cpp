@@ -24,7 +24,7 @@
 #include "lsystem/opencl/device_string.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #include "opencl/runtime.hpp"
-#include "opencl/scan.hpp"
+#include "primitives/opencl/device.hpp"
 
 namespace procgen::detail {
 namespace {
@@ -41,8 +41,8 @@ class DeviceDeriver {
  public:
   explicit DeviceDeriver(Context& ctx)
       : ctx_(ctx),
-        scan4_(ctx, "ulong4", sizeof(cl_ulong4)),
-        scan_int_(ctx, "int", sizeof(cl_int)),
+        scan4_(ctx, primitives::opencl::monoidInfo<primitives::SumU64x4>()),
+        scan_int_(ctx, primitives::opencl::monoidInfo<primitives::SumI32>()),
         partners_(ctx),
         strings_(ctx, "module symbols", "parameter offsets", "parameters") {
     cl_program count = ctx.program("lsystem/opencl/count.cl");
@@ -253,7 +253,7 @@ class DeviceDeriver {
   }
 
   Context& ctx_;
-  opencl::Scanner scan4_, scan_int_;
+  primitives::opencl::DeviceScan scan4_, scan_int_;
   DeviceBracketPartners partners_;
   Kernel count_, count_d0l_, rewrite_, rewrite_d0l_, zero_, cut_mark_, cut_count_, cut_write_;
   size_t wg_ = 64;

@@ -27,7 +27,7 @@
 #include "lsystem/opencl/bracket_partners.hpp"
 #include "lsystem/opencl/interpret_types.h"
 #include "opencl/runtime.hpp"
-#include "opencl/scan.hpp"
+#include "primitives/opencl/device.hpp"
 
 namespace procgen::detail {
 namespace {
@@ -100,7 +100,7 @@ struct DeviceString {
 class OpenCLInterpreter {
  public:
   explicit OpenCLInterpreter(Context& ctx)
-      : ctx_(ctx), scan4_(ctx, "ulong4", sizeof(cl_ulong4)), scan1_(ctx, "long", sizeof(cl_long)), partners_(ctx) {
+      : ctx_(ctx), scan4_(ctx, primitives::opencl::monoidInfo<primitives::SumU64x4>()), scan1_(ctx, primitives::opencl::monoidInfo<primitives::SumI64>()), partners_(ctx) {
     cl_program p = ctx.program("lsystem/opencl/interpret.cl");
     cl_program h = ctx.program("lsystem/opencl/homomorphism.cl");
     summary_ = Kernel(p, "blockSummary");
@@ -480,7 +480,7 @@ class OpenCLInterpreter {
   }
 
   Context& ctx_;
-  opencl::Scanner scan4_, scan1_;
+  primitives::opencl::DeviceScan scan4_, scan1_;
   DeviceBracketPartners partners_;
   Kernel summary_, starts_, count_, events_k_, local_, lscan_, map_, walk_, compact_, hom_count_, hom_write_,
       cursors_k_, clamp_;

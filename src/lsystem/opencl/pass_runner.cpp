@@ -21,7 +21,7 @@
 #include "lsystem/opencl/bracket_partners.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #include "opencl/runtime.hpp"
-#include "opencl/scan.hpp"
+#include "primitives/opencl/device.hpp"
 
 namespace procgen::detail {
 namespace {
@@ -61,7 +61,7 @@ class OpenCLPassRunner final : public PassRunner {
  public:
   explicit OpenCLPassRunner(int device)
       : ctx_(Context::get(device)),
-        scan4_(ctx_, "ulong4", sizeof(cl_ulong4)),
+        scan4_(ctx_, primitives::opencl::monoidInfo<primitives::SumU64x4>()),
         partners_(ctx_) {
     cl_program count = ctx_.program("lsystem/opencl/count.cl");
     cl_program rewrite = ctx_.program("lsystem/opencl/rewrite.cl");
@@ -288,7 +288,7 @@ class OpenCLPassRunner final : public PassRunner {
   }
 
   Context& ctx_;
-  opencl::Scanner scan4_;  ///< (modules, params, rewritten) offsets
+  primitives::opencl::DeviceScan scan4_;  ///< (modules, params, rewritten) offsets
   DeviceBracketPartners partners_;
   Kernel count_, count_d0l_, rewrite_, rewrite_d0l_;
   size_t wg_ = 64;

@@ -23,7 +23,7 @@
 #include "lsystem/opencl/pass_runner.hpp"
 #include "lsystem/opencl/scene_types.h"
 #include "opencl/runtime.hpp"
-#include "opencl/scan.hpp"
+#include "primitives/opencl/device.hpp"
 #include "procgen/error.hpp"
 
 namespace procgen::detail {
@@ -54,8 +54,8 @@ class DeviceSceneDeriver {
  public:
   explicit DeviceSceneDeriver(Context& ctx)
       : ctx_(ctx),
-        scan4_(ctx, "ulong4", sizeof(cl_ulong4)),
-        scan_int_(ctx, "int", sizeof(cl_int)),
+        scan4_(ctx, primitives::opencl::monoidInfo<primitives::SumU64x4>()),
+        scan_int_(ctx, primitives::opencl::monoidInfo<primitives::SumI32>()),
         partners_(ctx),
         strings_(ctx, "scene string", "scene string", "scene string") {
     cl_program p = ctx.program("lsystem/opencl/scene.cl");
@@ -367,7 +367,7 @@ class DeviceSceneDeriver {
   }
 
   Context& ctx_;
-  opencl::Scanner scan4_, scan_int_;
+  primitives::opencl::DeviceScan scan4_, scan_int_;
   DeviceBracketPartners partners_;
   Kernel count_, rewrite_, partner_k_, cut_mark_, cut_count_, cut_write_, gather_, zero_;
   size_t wg_ = 64;
