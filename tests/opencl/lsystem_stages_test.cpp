@@ -5,7 +5,7 @@
 //    so contexts, brackets and successors straddle work-item borders;
 //  - the device cut pass (cut.cl) against cutBranches on random strings,
 //    unbalanced and deeply nested ones included;
-//  - the device-resident driver (opencl/derive.cpp) reports the same
+//  - the one driver on the device-resident runner reports the same
 //    statistics and progress as the host driver and stops at the same step
 //    when a derivation exceeds --max-modules.
 // The end-to-end parity over every example, random grammar and seed is the
@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "lsystem/derive_stages.hpp"
-#include "lsystem/opencl/derive.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
@@ -50,7 +49,6 @@ std::vector<uint8_t> randomBrackets(std::mt19937& rng, uint64_t n, int open_pct,
 
 TEST(OpenCLStages, BracketPartnersMatchSerial) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
-  auto runner = procgen::detail::makeOpenCLPassRunner(-1);
   std::mt19937 rng(11);
   for (uint64_t n : {1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 5000, 300000}) {
     for (int shape = 0; shape < 4; ++shape) {
@@ -60,7 +58,7 @@ TEST(OpenCLStages, BracketPartnersMatchSerial) {
       const std::vector<uint8_t> s = randomBrackets(rng, n, open, close, shape == 0);
       std::vector<int64_t> want(n, -7), got(n, -7);
       procgen::detail::bracketPartnersSerial(s.data(), n, want.data());
-      runner->bracketPartners(s.data(), n, got.data());
+      procgen::detail::bracketPartnersOpenCL(s.data(), n, got.data());
       for (uint64_t i = 0; i < n; ++i) {
         if (s[i] == '[' || s[i] == ']') {
           ASSERT_EQ(got[i], want[i]) << "i=" << i << " n=" << n << " shape=" << shape;
@@ -73,7 +71,7 @@ TEST(OpenCLStages, BracketPartnersMatchSerial) {
   for (size_t i = 0; i < deep.size(); ++i) deep[i] = i < deep.size() / 2 ? '[' : ']';
   std::vector<int64_t> want(deep.size()), got(deep.size());
   procgen::detail::bracketPartnersSerial(deep.data(), deep.size(), want.data());
-  runner->bracketPartners(deep.data(), deep.size(), got.data());
+  procgen::detail::bracketPartnersOpenCL(deep.data(), deep.size(), got.data());
   EXPECT_EQ(got, want);
 }
 
