@@ -206,17 +206,16 @@ void HostPassRunner::rewriteChunkOf(const SegmentPass& sp, const Chunk& ch, uint
   rewriteChunk(p, ch.begin, ch.end, choice_.data() + base, at.modules, at.params, next_);
 }
 
-ModuleString HostPassRunner::slice(uint64_t b, uint64_t e) const {
+ModuleString sliceModules(const ModuleString& s, uint64_t b, uint64_t e, bool parametric) {
   ModuleString out;
-  out.clear(parametric_);
-  out.symbols.assign(cur_.symbols.begin() + static_cast<std::ptrdiff_t>(b),
-                     cur_.symbols.begin() + static_cast<std::ptrdiff_t>(e));
-  if (parametric_) {
-    const uint64_t p0 = cur_.param_offsets[b];
+  out.clear(parametric);
+  out.symbols.assign(s.symbols.begin() + static_cast<std::ptrdiff_t>(b), s.symbols.begin() + static_cast<std::ptrdiff_t>(e));
+  if (parametric) {
+    const uint64_t p0 = s.param_offsets[b];
     out.param_offsets.clear();
-    for (uint64_t i = b; i <= e; ++i) out.param_offsets.push_back(cur_.param_offsets[i] - p0);
-    out.params.assign(cur_.params.begin() + static_cast<std::ptrdiff_t>(p0),
-                      cur_.params.begin() + static_cast<std::ptrdiff_t>(cur_.param_offsets[e]));
+    for (uint64_t i = b; i <= e; ++i) out.param_offsets.push_back(s.param_offsets[i] - p0);
+    out.params.assign(s.params.begin() + static_cast<std::ptrdiff_t>(p0),
+                      s.params.begin() + static_cast<std::ptrdiff_t>(s.param_offsets[e]));
   }
   return out;
 }
@@ -228,7 +227,7 @@ void HostPassRunner::cutSegments(const std::vector<uint8_t>& cuts, std::vector<u
   rebuilt.clear(parametric_);
   std::vector<uint64_t> starts(n + 1, 0);
   for (size_t k = 0; k < n; ++k) {
-    ModuleString seg = slice(begin[k], begin[k + 1]);
+    ModuleString seg = sliceModules(cur_, begin[k], begin[k + 1], parametric_);
     if (cuts[k]) cut(seg);
     starts[k] = rebuilt.size();
     appendModules(rebuilt, seg, parametric_);

@@ -160,7 +160,6 @@ class HostPassRunner : public PassRunner {
   PgStringView segmentView(const std::vector<uint64_t>& begin, size_t k) const;
   ChunkCount countChunkOf(const SegmentPass& sp, const Chunk& ch, uint64_t base);
   void rewriteChunkOf(const SegmentPass& sp, const Chunk& ch, uint64_t base, const ChunkCount& at);
-  ModuleString slice(uint64_t b, uint64_t e) const;
 
   ModuleString cur_, next_;
   bool parametric_ = false;

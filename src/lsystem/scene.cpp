@@ -17,6 +17,7 @@
 
 #include "common/dispatch.hpp"
 #include "common/large_buffer.hpp"
+#include "lsystem/derive_stages.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "lsystem/opencl/interpret.hpp"
 #include "lsystem/pass_runner.hpp"
@@ -25,12 +26,6 @@
 
 namespace procgen {
 namespace {
-
-ModuleString emptyString(bool parametric) {
-  ModuleString s;
-  s.clear(parametric);
-  return s;
-}
 
 /// p' = position + R(rotation) · (scale · p), R = Rz · Ry · Rx.
 struct Placement {
@@ -93,19 +88,7 @@ Geometry placeAll(const LSystemScene& scene, const std::vector<Geometry>& parts)
 }  // namespace
 
 ModuleString LSystemSceneDerivation::instanceString(size_t k, const LSystemScene& scene) const {
-  const bool parametric = scene.instances[k].lsystem.parametric();
-  ModuleString out = emptyString(parametric);
-  const uint64_t b = begin[k], e = begin[k + 1];
-  out.symbols.assign(string.symbols.begin() + static_cast<std::ptrdiff_t>(b),
-                     string.symbols.begin() + static_cast<std::ptrdiff_t>(e));
-  if (parametric) {
-    const uint64_t p0 = string.param_offsets[b];
-    out.param_offsets.clear();
-    for (uint64_t i = b; i <= e; ++i) out.param_offsets.push_back(string.param_offsets[i] - p0);
-    out.params.assign(string.params.begin() + static_cast<std::ptrdiff_t>(p0),
-                      string.params.begin() + static_cast<std::ptrdiff_t>(string.param_offsets[e]));
-  }
-  return out;
+  return detail::sliceModules(string, begin[k], begin[k + 1], scene.instances[k].lsystem.parametric());
 }
 
 LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options) {
