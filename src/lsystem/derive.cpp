@@ -8,6 +8,7 @@
 // executed.
 
 #include <algorithm>
+#include <span>
 #include <string>
 
 #include "common/dispatch.hpp"
@@ -42,7 +43,7 @@ namespace {
 
 class Deriver {
  public:
-  Deriver(const std::vector<DerivedSystem>& systems, const DeriveOptions& options)
+  Deriver(std::span<const DerivedSystem> systems, const DeriveOptions& options)
       : options_(options),
         runner_(makePassRunner(options.execution)),
         budget_(options.max_modules, options.memory_budget_bytes) {
@@ -68,12 +69,10 @@ class Deriver {
     out.stats.assign(n, DeriveStats{});
     for (DeriveStats& st : out.stats) st.threads = runner_->threads();
     // The (combined) axiom, loaded once: from here on the string lives in the runner.
-    std::vector<const LSystemData*> datas(n);
-    for (size_t k = 0; k < n; ++k) datas[k] = slots_[k].data;
     begin_.assign(n + 1, 0);
     if (single()) {
       const Slot& s = slots_[0];
-      runner_->load(datas, s.data->axiom, parametric_);
+      runner_->load(std::span(&s.data, 1), s.data->axiom, parametric_);
       if (s.d0l.usable && s.data->decomposition.empty() && !s.cut_possible) buildJumps(s.iterations);
     } else {
       ModuleString axiom;
@@ -83,6 +82,8 @@ class Deriver {
         appendModules(axiom, slots_[k].data->axiom, parametric_);
       }
       begin_[n] = axiom.size();
+      std::vector<const LSystemData*> datas(n);
+      for (size_t k = 0; k < n; ++k) datas[k] = slots_[k].data;
       runner_->load(datas, axiom, parametric_);
     }
 
@@ -107,7 +108,7 @@ class Deriver {
     }
     for (size_t k = 0; k < n; ++k) out.stats[k].modules = length(k);
     if (single()) begin_[1] = runner_->modules();
-    out.begin = begin_;
+    out.begin = std::move(begin_);
     out.string = runner_->download();
     return out;
   }
@@ -308,7 +309,7 @@ class Deriver {
 
 }  // namespace
 
-Derivation deriveSystems(const std::vector<DerivedSystem>& systems, const DeriveOptions& options) {
+Derivation deriveSystems(std::span<const DerivedSystem> systems, const DeriveOptions& options) {
   return Deriver(systems, options).run();
 }
 
@@ -318,7 +319,8 @@ ModuleString derive(const LSystem& lsystem, const DeriveOptions& options, Derive
   const detail::LSystemData& data = lsystem.data();
   const int iterations = options.iterations.value_or(data.derivation_length);
   if (iterations < 0) throw Error("the number of derivation steps must be non-negative");
-  detail::Derivation d = detail::deriveSystems({detail::DerivedSystem{&data, iterations, options.seed}}, options);
+  const detail::DerivedSystem system{&data, iterations, options.seed};
+  detail::Derivation d = detail::deriveSystems(std::span(&system, 1), options);
   if (stats) *stats = std::move(d.stats[0]);
   return std::move(d.string);
 }

@@ -7,6 +7,7 @@
 // small plants keep every core busy; each chunk reads its own L-system's
 // tables, and a segment with no table this pass is copied.
 #include <algorithm>
+#include <span>
 #include <cstring>
 
 #include "common/large_buffer.hpp"
@@ -15,7 +16,7 @@
 
 namespace procgen::detail {
 
-void HostPassRunner::load(const std::vector<const LSystemData*>& systems, const ModuleString& s, bool parametric) {
+void HostPassRunner::load(std::span<const LSystemData* const> systems, const ModuleString& s, bool parametric) {
   (void)systems;
   parametric_ = parametric;
   cur_ = s;

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "lsystem/derive_stages.hpp"
@@ -35,7 +36,7 @@ class PassRunner {
   /// Starts a derivation of `systems` (their rule tables go to the device once;
   /// batched passes name them by index) from the string `s`, carrying
   /// parameters when `parametric` (s may then lack offsets: no parameters).
-  virtual void load(const std::vector<const LSystemData*>& systems, const ModuleString& s, bool parametric) = 0;
+  virtual void load(std::span<const LSystemData* const> systems, const ModuleString& s, bool parametric) = 0;
   virtual uint64_t modules() const = 0;
   /// The bytes the string holds (MemoryBudget::bytesOf).
   virtual uint64_t bytes() const = 0;
@@ -108,7 +109,7 @@ class PassRunner {
 /// and cpu/pass_runner.cpp (chunks in parallel, scan between) implement.
 class HostPassRunner : public PassRunner {
  public:
-  void load(const std::vector<const LSystemData*>& systems, const ModuleString& s, bool parametric) override;
+  void load(std::span<const LSystemData* const> systems, const ModuleString& s, bool parametric) override;
   uint64_t modules() const override { return cur_.size(); }
   uint64_t bytes() const override;
   ModuleString download() override;
@@ -206,6 +207,6 @@ struct Derivation {
 /// with its own step count). options.seed and options.iterations are ignored
 /// (the systems carry theirs); progress gets (step, the largest step count,
 /// the combined string's length).
-Derivation deriveSystems(const std::vector<DerivedSystem>& systems, const DeriveOptions& options);
+Derivation deriveSystems(std::span<const DerivedSystem> systems, const DeriveOptions& options);
 
 }  // namespace procgen::detail

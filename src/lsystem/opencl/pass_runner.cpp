@@ -15,6 +15,7 @@
 #include "lsystem/opencl/pass_runner.hpp"
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "lsystem/opencl/bracket_partners.hpp"
@@ -89,7 +90,7 @@ class OpenCLPassRunner final : public PassRunner {
 
   int threads() const override { return 1; }
 
-  void load(const std::vector<const LSystemData*>& systems, const ModuleString& in, bool parametric) override {
+  void load(std::span<const LSystemData* const> systems, const ModuleString& in, bool parametric) override {
     parametric_ = parametric;
     data_ = systems.size() == 1 ? systems[0] : nullptr;
     d0l_of_.clear();

@@ -8,6 +8,7 @@
 #include "lsystem/opencl/scene.hpp"
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "lsystem/opencl/pass_runner.hpp"
@@ -41,7 +42,7 @@ DeviceSceneStages::DeviceSceneStages(Context& ctx)
   dummy_.reserve(256);
 }
 
-void DeviceSceneStages::load(const std::vector<const LSystemData*>& systems) {
+void DeviceSceneStages::load(std::span<const LSystemData* const> systems) {
   std::vector<int32_t> first, exprs;
   std::vector<PgProduction> prods;
   std::vector<PgPatternModule> pats;

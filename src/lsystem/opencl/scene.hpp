@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "lsystem/opencl/bracket_partners.hpp"
@@ -20,7 +21,7 @@ class DeviceSceneStages {
   explicit DeviceSceneStages(opencl::Context& ctx);
 
   /// Uploads the rule tables of `systems` (segment k uses systems[k]'s), concatenated.
-  void load(const std::vector<const LSystemData*>& systems);
+  void load(std::span<const LSystemData* const> systems);
   /// Stage count of a batched pass over the current string of `strings`.
   ChunkCount count(DeviceStrings& strings, const std::vector<SegmentPass>& passes,
                    const std::vector<uint64_t>& begin, std::vector<uint64_t>& rewritten, bool parametric);
