@@ -114,4 +114,8 @@ void bracketPartnersSerial(const uint8_t* symbols, uint64_t n, int64_t* partner)
 /// Returns true when anything was removed.
 bool cutBranches(ModuleString& s);
 
+/// Modules [b, e) of `s` as a string of their own (parameter offsets from 0;
+/// none unless `parametric`): a segment of a scene's combined string.
+ModuleString sliceModules(const ModuleString& s, uint64_t b, uint64_t e, bool parametric);
+
 }  // namespace procgen::detail

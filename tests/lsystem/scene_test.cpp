@@ -180,6 +180,32 @@ TEST_F(SceneTest, IterationOverrideAppliesToEveryInstance) {
   }
 }
 
+// A scene of one instance is one string: the driver takes the one-string
+// passes (with its D0L steps and jumps) on every backend, and the instance
+// gets what derive() gives it, with the same statistics.
+TEST_F(SceneTest, OneInstanceDerivesAsItDoesAlone) {
+  for (const char* model : {"koch-curve.l n=6 seed=3", "plant-stochastic.l n=5", "plant-context.l n=14"}) {
+    const procgen::LSystemScene scene =
+        procgen::LSystemScene::fromText(sceneText({(kExamples / model).string()}), "one.scene", dir_);
+    for (const Config& config : configs()) {
+      SCOPED_TRACE(std::string(model) + " " + config.name);
+      ChunkOverride chunk(config.chunk);
+      procgen::DeriveOptions options;
+      options.execution = config.execution;
+      const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
+      procgen::DeriveOptions alone;
+      alone.iterations = scene.instances[0].iterations;
+      alone.seed = scene.instances[0].seed.value_or(options.seed);
+      procgen::DeriveStats stats;
+      const procgen::ModuleString want = procgen::derive(scene.instances[0].lsystem, alone, &stats);
+      ASSERT_EQ(d.begin, (std::vector<uint64_t>{0, want.size()}));
+      EXPECT_EQ(d.string.symbols, want.symbols);
+      EXPECT_EQ(d.stats[0].step_modules, stats.step_modules);
+      EXPECT_EQ(d.stats[0].modules_total, stats.modules_total);
+    }
+  }
+}
+
 TEST_F(SceneTest, KeysAndConstantOverrides) {
   write("m.l",
         "#define len 2   /* a trailing comment stays a comment */\n"

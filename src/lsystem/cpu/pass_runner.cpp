@@ -40,7 +40,7 @@ struct CutRange {
   uint64_t end;
 };
 
-class CpuPassRunner final : public PassRunner {
+class CpuPassRunner final : public HostPassRunner {
  public:
   explicit CpuPassRunner(int threads) : exec_(threads) {}
 
@@ -309,7 +309,7 @@ void bracketPartnersCpu(CpuExecutor& exec, const uint8_t* symbols, uint64_t n, i
   });
 }
 
-std::unique_ptr<PassRunner> makeCpuPassRunner(int threads) {
+std::unique_ptr<HostPassRunner> makeCpuPassRunner(int threads) {
   return std::make_unique<CpuPassRunner>(threads);
 }
 

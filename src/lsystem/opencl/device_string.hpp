@@ -1,8 +1,9 @@
 // The module string resident on the device between the passes of a
-// derivation, shared by the single-L-system driver (derive.cpp) and the
-// scene driver (scene.cpp): two strings ping-ponged (a pass reads current()
-// and writes next()), the output sizing and closing offset every pass and the
-// cut need, and the read-back at the end.
+// derivation, held by the opencl PassRunner (pass_runner.cpp) for its
+// one-string stages and the batched stages of many L-systems (scene.cpp): two
+// strings ping-ponged (a pass reads current() and writes next()), the output
+// sizing and closing offset every pass and the cut need, and the read-back at
+// the end.
 #pragma once
 
 #include <cstdint>

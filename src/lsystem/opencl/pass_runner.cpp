@@ -1,25 +1,26 @@
-// The opencl backend's pass runner. Paper §4.2, Figure 4: every rewriting pass
-// is count → scan → rewrite, here three kernel launches (count.cl, scan.cl,
-// rewrite.cl) over chunks of `chunk` modules per work item, with the same
-// per-module logic (match.h, expr.h, random.h) as the serial twin, so strings
-// are bit-identical. Bracket partners for context search come from
-// bracket_partners.cl (depth scan + tree of block minima, no depth limit).
+// The opencl backend's PassRunner (Lipp, Wonka, Wimmer §4.2, Figure 4; issue 5
+// point 2): the module string stays on the device from the axiom to the
+// result, two device strings ping-ponged between passes. Every pass is
+//   count.cl → scan → (size read back, the driver's memory check) → rewrite.cl,
+// with the same per-module logic (match.h, expr.h, random.h) as the serial
+// twin, so strings are bit-identical; bracket partners for context search come
+// from bracket_partners.cl, the D0L fast path (and the driver's D0L jumps,
+// whose composed tables are uploaded once each) from the same files, the cut
+// pass from cut.cl, and the batched passes of many L-systems (§6) from
+// scene.cl (scene.cpp). Nothing but sizes returns to the host between passes;
+// the rule tables are uploaded once per derivation, the string read back once.
 //
-// derive() on opencl does not use this runner: opencl/derive.cpp keeps the
-// string on the device from the axiom to the result. This runner serves the
-// drivers written against PassRunner's host strings (the scene driver, §6, and
-// the stage tests), so it reads every pass's output string back to the host
-// (and the choice and partner arrays, which the interface fills). It avoids
-// the uploads: the output of a pass stays on the device (ping-pong buffers)
-// and the next pass reuses it when its input is the very host string this
-// runner wrote.
-#include <array>
-#include <map>
-#include <memory>
+// The kernels and buffers are per-device state (opencl::Context::state); a
+// runner holds the device's lock for its life, one derivation.
+#include "lsystem/opencl/pass_runner.hpp"
+
+#include <algorithm>
+#include <span>
 #include <vector>
 
 #include "lsystem/opencl/bracket_partners.hpp"
-#include "lsystem/opencl/pass_runner.hpp"
+#include "lsystem/opencl/device_string.hpp"
+#include "lsystem/opencl/scene.hpp"
 #include "opencl/runtime.hpp"
 #include "primitives/opencl/device.hpp"
 
@@ -33,285 +34,312 @@ using opencl::Kernel;
 /// Modules per work item in count/rewrite (tests may force other sizes).
 uint64_t g_chunk_override = 0;
 constexpr uint64_t kDefaultChunk = 16;
+/// See d0lJumpMinModules.
+constexpr uint64_t kJumpMinModules = 4096;
 
 struct TableBuffers {
   Buffer first_by_symbol, productions, patterns, successors, successor_exprs;
 };
 
-/// One module string on the device.
-struct DeviceString {
-  Buffer symbols, offsets, params;
+/// A D0L table on the device (countD0L / rewriteD0L arguments).
+struct DeviceD0L {
+  Buffer length, start, bytes;
 };
 
-/// What the device copy of a host string was made from, to skip re-uploads.
-struct Residency {
-  const void* symbols = nullptr;
-  const void* offsets = nullptr;
-  const void* params = nullptr;
-  uint64_t n = 0;
-  uint64_t params_n = 0;
-  bool valid = false;
-  bool matches(const PgStringView& v, uint64_t params_count) const {
-    return valid && v.symbols == symbols && v.length == n && v.param_offsets == offsets &&
-           (!v.param_offsets || (v.params == params && params_count == params_n));
+/// The per-device kernels and buffers of one-string derivation, kept between
+/// derivations.
+struct DeviceStages {
+  explicit DeviceStages(Context& ctx)
+      : scan4(ctx, primitives::opencl::monoidInfo<primitives::SumU64x4>()),
+        scan_int(ctx, primitives::opencl::monoidInfo<primitives::SumI32>()),
+        partners(ctx),
+        strings(ctx, "module symbols", "parameter offsets", "parameters") {
+    cl_program count_p = ctx.program("lsystem/opencl/count.cl");
+    cl_program rewrite_p = ctx.program("lsystem/opencl/rewrite.cl");
+    cl_program cut_p = ctx.program("lsystem/opencl/cut.cl");
+    count = Kernel(count_p, "count");
+    count_d0l = Kernel(count_p, "countD0L");
+    rewrite = Kernel(rewrite_p, "rewrite");
+    rewrite_d0l = Kernel(rewrite_p, "rewriteD0L");
+    zero = Kernel(cut_p, "zeroInts");
+    cut_mark = Kernel(cut_p, "cutMark");
+    cut_count = Kernel(cut_p, "cutCount");
+    cut_write = Kernel(cut_p, "cutWrite");
+    wg = ctx.workGroupSize(rewrite.get(), 64);
+    for (Buffer* b : {&code, &constants, &globals, &ignored, &choice, &counts, &partner, &marks, &dummy})
+      *b = Buffer(ctx, "derivation");
+    for (TableBuffers* t : {&productions, &decomposition})
+      for (Buffer* b : {&t->first_by_symbol, &t->productions, &t->patterns, &t->successors, &t->successor_exprs})
+        *b = Buffer(ctx, "rule table");
+    dummy.reserve(256);
   }
+
+  primitives::opencl::DeviceScan scan4, scan_int;
+  DeviceBracketPartners partners;
+  Kernel count, count_d0l, rewrite, rewrite_d0l, zero, cut_mark, cut_count, cut_write;
+  size_t wg = 64;
+  DeviceStrings strings;
+  TableBuffers productions, decomposition;
+  Buffer code, constants, globals, ignored, choice, counts, partner, marks, dummy;
+  std::vector<DeviceD0L> d0l;  ///< the D0L tables of the current derivation, reused
 };
 
 class OpenCLPassRunner final : public PassRunner {
  public:
-  explicit OpenCLPassRunner(int device)
-      : ctx_(Context::get(device)),
-        scan4_(ctx_, primitives::opencl::monoidInfo<primitives::SumU64x4>()),
-        partners_(ctx_) {
-    cl_program count = ctx_.program("lsystem/opencl/count.cl");
-    cl_program rewrite = ctx_.program("lsystem/opencl/rewrite.cl");
-    count_ = Kernel(count, "count");
-    count_d0l_ = Kernel(count, "countD0L");
-    rewrite_ = Kernel(rewrite, "rewrite");
-    rewrite_d0l_ = Kernel(rewrite, "rewriteD0L");
-    wg_ = ctx_.workGroupSize(rewrite_.get(), 64);
-    for (DeviceString* s : {&strings_[0], &strings_[1]}) {
-      s->symbols = Buffer(ctx_, "module symbols");
-      s->offsets = Buffer(ctx_, "parameter offsets");
-      s->params = Buffer(ctx_, "parameters");
-    }
-    for (Buffer* b : {&code_, &constants_, &globals_, &ignored_, &choice_, &counts_, &partner_, &d0l_length_, &d0l_start_, &d0l_bytes_, &scratch_symbols_})
-      *b = Buffer(ctx_, "derivation");
-    dummy_ = Buffer(ctx_, "placeholder");
-    dummy_.reserve(256);
-  }
+  explicit OpenCLPassRunner(Context& ctx) : ctx_(ctx), lock_(ctx.lock()), s_(ctx.state<DeviceStages>()) {}
 
   int threads() const override { return 1; }
 
-  ChunkCount count(const RewritePass& pass, int32_t* choice) override {
-    const uint64_t n = pass.in.length;
-    uploadShared(*pass.data);
-    const TableBuffers& t = table(*pass.table);
-    const uint64_t params_n = pass.in.param_offsets ? pass.in.param_offsets[n] : 0;
-    DeviceString& in = input(pass.in, params_n);
-    const bool has_partner = pass.partner != nullptr;
-    if (has_partner && !(partner_host_ == pass.partner && partner_n_ == n && partner_valid_)) {
-      partner_.upload(pass.partner, n * sizeof(int64_t));
-      partner_host_ = pass.partner;
-      partner_n_ = n;
-      partner_valid_ = true;
+  void load(std::span<const LSystemData* const> systems, const ModuleString& in, bool parametric) override {
+    parametric_ = parametric;
+    data_ = systems.size() == 1 ? systems[0] : nullptr;
+    d0l_of_.clear();
+    counted_ = nullptr;
+    if (data_) uploadTables(*data_);
+    if (systems.size() > 1) scene().load(systems);
+    s_.strings.restart();
+    DeviceString& d = cur();
+    d.n = in.size();
+    d.symbols.upload(in.symbols.data(), in.size());
+    d.params_n = 0;
+    if (!parametric_) return;
+    std::vector<uint64_t> zeros;
+    const uint64_t* offsets = in.param_offsets.data();
+    if (in.param_offsets.empty()) {  // a parametric derivation's string without parameters
+      zeros.assign(in.size() + 1, 0);
+      offsets = zeros.data();
     }
-    chunk_ = g_chunk_override ? g_chunk_override : kDefaultChunk;
-    const uint64_t chunks = (n + chunk_ - 1) / chunk_;
-    choice_.reserve(std::max<uint64_t>(n, 1) * sizeof(int32_t));
-    counts_.reserve((chunks + 1) * sizeof(cl_ulong4));
+    d.params_n = offsets[in.size()];
+    d.offsets.upload(offsets, (in.size() + 1) * sizeof(uint64_t));
+    d.params.reserve(std::max<uint64_t>(d.params_n, 1) * sizeof(float));
+    d.params.write(in.params.data(), d.params_n * sizeof(float));
+  }
+
+  uint64_t modules() const override { return s_.strings.current().n; }
+  uint64_t bytes() const override { return s_.strings.current().bytes(parametric_); }
+  ModuleString download() override { return cur().download(parametric_); }
+
+  ChunkCount countPass(const RewritePass& pass, bool context) override {
+    counted_ = nullptr;
+    DeviceString& in = cur();
+    const uint64_t n = in.n;
+    const uint64_t chunks = chunksOf(n);
+    context_ = context;
+    if (context) s_.partners.run(in.symbols.get(), n, s_.partner);
+    s_.choice.reserve(std::max<uint64_t>(n, 1) * sizeof(int32_t));
+    s_.counts.reserve((chunks + 1) * sizeof(cl_ulong4));
     uint32_t a = 0;
-    setRules(count_, a, t);
-    setString(count_, a, in, n, pass.in.param_offsets != nullptr);
-    count_.arg(a++, has_partner ? partner_ : dummy_);
-    count_.arg(a++, cl_int{has_partner});
-    count_.arg(a++, cl_ulong{pass.seed});
-    count_.arg(a++, cl_uint{pass.phase});
-    count_.arg(a++, cl_ulong{chunk_});
-    count_.arg(a++, choice_);
-    count_.arg(a++, counts_);
-    count_.run(ctx_, chunks + 1, wg_);
-    scan4_.exclusiveScan(counts_.get(), chunks + 1);
-    cl_ulong4 total;
-    counts_.read(&total, sizeof total, chunks * sizeof(cl_ulong4));
-    choice_.read(choice, n * sizeof(int32_t));
-    choice_host_ = choice;
+    setRules(s_.count, a, tablesOf(pass));
+    setString(s_.count, a, in);
+    setArgs(s_.count, a, context ? s_.partner : s_.dummy, cl_int{context}, cl_ulong{pass.seed}, cl_uint{pass.phase},
+            cl_ulong{openclChunkModules()}, s_.choice, s_.counts);
+    s_.count.run(ctx_, chunks + 1, s_.wg);
+    const cl_ulong4 total = scanTotal(chunks);
     return ChunkCount{total.s[0], total.s[1], total.s[2]};
   }
 
-  void rewrite(const RewritePass& pass, const int32_t* choice, ModuleString& out) override {
-    const uint64_t n = pass.in.length;
-    const TableBuffers& t = table(*pass.table);
-    const uint64_t params_n = pass.in.param_offsets ? pass.in.param_offsets[n] : 0;
-    DeviceString& in = input(pass.in, params_n);
-    if (choice != choice_host_) choice_.upload(choice, n * sizeof(int32_t));
-    const bool has_partner = pass.partner != nullptr;
-    const uint64_t modules = out.symbols.size();
-    const uint64_t out_params = pass.parametric ? out.params.size() : 0;
-    DeviceString& o = strings_[1 - current_];
-    o.symbols.reserve(std::max<uint64_t>(modules, 1));
-    if (pass.parametric) {
-      o.offsets.reserve((modules + 1) * sizeof(uint64_t));
-      o.params.reserve(std::max<uint64_t>(out_params, 1) * sizeof(float));
-    }
-    const uint64_t chunks = (n + chunk_ - 1) / chunk_;
+  void rewritePass(const RewritePass& pass, const ChunkCount& total) override {
+    DeviceString& in = cur();
+    DeviceString& out = s_.strings.next();
+    out.reserveOutput(total.modules, total.params, parametric_);
     uint32_t a = 0;
-    setRules(rewrite_, a, t);
-    setString(rewrite_, a, in, n, pass.in.param_offsets != nullptr);
-    rewrite_.arg(a++, has_partner ? partner_ : dummy_);
-    rewrite_.arg(a++, cl_int{has_partner});
-    rewrite_.arg(a++, cl_ulong{pass.seed});
-    rewrite_.arg(a++, cl_uint{pass.phase});
-    rewrite_.arg(a++, cl_ulong{chunk_});
-    rewrite_.arg(a++, choice_);
-    rewrite_.arg(a++, counts_);
-    rewrite_.arg(a++, cl_int{pass.parametric});
-    rewrite_.arg(a++, o.symbols);
-    rewrite_.arg(a++, pass.parametric ? o.offsets : dummy_);
-    rewrite_.arg(a++, pass.parametric ? o.params : dummy_);
-    rewrite_.run(ctx_, chunks, wg_);
-    o.symbols.read(out.symbols.data(), modules);
-    if (pass.parametric) {
-      // The driver writes the closing offset; keep the device copy complete too.
-      const uint64_t closing = out_params;
-      o.offsets.write(&closing, sizeof closing, modules * sizeof(uint64_t));
-      o.offsets.read(out.param_offsets.data(), modules * sizeof(uint64_t));
-      o.params.read(out.params.data(), out_params * sizeof(float));
-    }
-    current_ = 1 - current_;
-    resident_ = Residency{out.symbols.data(), pass.parametric ? out.param_offsets.data() : nullptr,
-                          pass.parametric ? out.params.data() : nullptr, modules, out_params, true};
-    partner_valid_ = false;
+    setRules(s_.rewrite, a, tablesOf(pass));
+    setString(s_.rewrite, a, in);
+    setArgs(s_.rewrite, a, context_ ? s_.partner : s_.dummy, cl_int{context_}, cl_ulong{pass.seed},
+            cl_uint{pass.phase}, cl_ulong{openclChunkModules()}, s_.choice, s_.counts, cl_int{parametric_},
+            out.symbols, orDummy(out.offsets), orDummy(out.params));
+    s_.rewrite.run(ctx_, chunksOf(in.n), s_.wg);
+    s_.strings.advance(total.modules, total.params, parametric_);
   }
 
-  uint64_t countD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n) override {
-    uploadD0L(t);
-    PgStringView v{};
-    v.symbols = symbols;
-    v.length = n;
-    DeviceString& in = input(v, 0);
-    chunk_ = g_chunk_override ? g_chunk_override : kDefaultChunk;
-    const uint64_t chunks = (n + chunk_ - 1) / chunk_;
-    counts_.reserve((chunks + 1) * sizeof(cl_ulong4));
-    count_d0l_.arg(0, in.symbols).arg(1, cl_ulong{n}).arg(2, d0l_length_).arg(3, cl_ulong{chunk_}).arg(4, counts_);
-    count_d0l_.run(ctx_, chunks + 1, wg_);
-    scan4_.exclusiveScan(counts_.get(), chunks + 1);
-    cl_ulong4 total;
-    counts_.read(&total, sizeof total, chunks * sizeof(cl_ulong4));
-    d0l_total_ = total.s[0];
-    return d0l_total_;
+  uint64_t countPassD0L(const D0LTable& t) override {
+    const DeviceString& in = cur();
+    const uint64_t chunks = chunksOf(in.n);
+    s_.counts.reserve((chunks + 1) * sizeof(cl_ulong4));
+    s_.count_d0l.arg(0, in.symbols).arg(1, cl_ulong{in.n}).arg(2, device(t).length);
+    s_.count_d0l.arg(3, cl_ulong{openclChunkModules()}).arg(4, s_.counts);
+    s_.count_d0l.run(ctx_, chunks + 1, s_.wg);
+    counted_ = &t;
+    counted_total_ = scanTotal(chunks).s[0];
+    return counted_total_;
   }
 
-  void rewriteD0L(const D0LTable& t, const uint8_t* symbols, uint64_t n, uint8_t* out) override {
-    PgStringView v{};
-    v.symbols = symbols;
-    v.length = n;
-    DeviceString& in = input(v, 0);
-    // The output size is the scanned total of the countD0L call of this pass.
-    const uint64_t chunks = (n + chunk_ - 1) / chunk_;
-    const uint64_t modules = d0l_total_;
-    DeviceString& o = strings_[1 - current_];
-    o.symbols.reserve(std::max<uint64_t>(modules, 1));
-    rewrite_d0l_.arg(0, in.symbols).arg(1, cl_ulong{n}).arg(2, d0l_length_).arg(3, d0l_start_);
-    rewrite_d0l_.arg(4, d0l_bytes_).arg(5, cl_ulong{chunk_}).arg(6, counts_).arg(7, o.symbols);
-    rewrite_d0l_.run(ctx_, chunks, wg_);
-    o.symbols.read(out, modules);
-    current_ = 1 - current_;
-    resident_ = Residency{out, nullptr, nullptr, modules, 0, true};
-    partner_valid_ = false;
+  void rewritePassD0L(const D0LTable& t, uint64_t total) override {
+    const DeviceString& in = cur();
+    DeviceString& out = s_.strings.next();
+    out.symbols.reserve(std::max<uint64_t>(total, 1));
+    const DeviceD0L& d = device(t);
+    s_.rewrite_d0l.arg(0, in.symbols).arg(1, cl_ulong{in.n}).arg(2, d.length).arg(3, d.start).arg(4, d.bytes);
+    s_.rewrite_d0l.arg(5, cl_ulong{openclChunkModules()}).arg(6, s_.counts).arg(7, out.symbols);
+    s_.rewrite_d0l.run(ctx_, chunksOf(in.n), s_.wg);
+    counted_ = nullptr;
+    s_.strings.advance(total, 0, /*parametric=*/false);
   }
 
-  void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) override {
+  uint64_t countRewritePassD0L(const D0LTable& t, uint64_t room, uint64_t expected_output) override {
+    // The offsets of the last count serve when it was this table's on this
+    // string (a D0L jump counts its last table last).
+    const uint64_t total = counted_ == &t ? counted_total_ : countPassD0L(t);
+    rewritePassD0L(t, total);
+    return total;
+  }
+
+  /// Every jump table costs its uploads (three writes) and a count launch,
+  /// which outweigh the launches a jump saves over short strings: jumps from
+  /// the axiom made dragon-curve n=10 (3,070 modules) slower, 1.8 against 1.4
+  /// ms, and sierpinski-gasket n=6 1.7 against 0.9 ms; from 4,096 modules on,
+  /// plant-2d n=7 took 1.8 ms against 10.8 without jumps, hilbert3d n=6 1.3
+  /// against 2.0 (PoCL, 2 shared cores, bench lsystem, medians of rounds).
+  uint64_t d0lJumpMinModules() const override { return kJumpMinModules; }
+
+  bool cutPass() override {
+    counted_ = nullptr;
+    DeviceString& in = cur();
+    const uint64_t n = in.n;
+    if (n == 0) return false;
+    s_.partners.buildTree(in.symbols.get(), n);
+    s_.marks.reserve((n + 1) * sizeof(cl_int));
+    s_.zero.arg(0, s_.marks).arg(1, cl_ulong{n + 1});
+    s_.zero.run(ctx_, n + 1, s_.wg);
+    s_.cut_mark.arg(0, in.symbols).arg(1, cl_ulong{n}).arg(2, s_.partners.tree()).arg(3, s_.partners.levelInfo());
+    s_.cut_mark.arg(4, s_.partners.levels()).arg(5, s_.marks);
+    s_.cut_mark.run(ctx_, n, s_.wg);
+    s_.scan_int.exclusiveScan(s_.marks.get(), n + 1);
+    const uint64_t chunk = 64;
+    const uint64_t chunks = (n + chunk - 1) / chunk;
+    s_.counts.reserve((chunks + 1) * sizeof(cl_ulong4));
+    s_.cut_count.arg(0, orDummy(in.offsets)).arg(1, cl_int{parametric_}).arg(2, cl_ulong{n});
+    s_.cut_count.arg(3, s_.marks).arg(4, cl_ulong{chunk}).arg(5, s_.counts);
+    s_.cut_count.run(ctx_, chunks + 1, s_.wg);
+    const cl_ulong4 total = scanTotal(chunks);
+    const uint64_t kept = total.s[0], kept_params = total.s[1];
+    if (kept == n) return false;  // no '%'
+    DeviceString& out = s_.strings.next();
+    out.reserveOutput(kept, kept_params, parametric_);
+    uint32_t a = 0;
+    setArgs(s_.cut_write, a, in.symbols, orDummy(in.offsets), orDummy(in.params), cl_int{parametric_}, cl_ulong{n},
+            s_.marks, cl_ulong{chunk}, s_.counts, out.symbols, orDummy(out.offsets), orDummy(out.params));
+    s_.cut_write.run(ctx_, chunks, s_.wg);
+    s_.strings.advance(kept, kept_params, parametric_);
+    return true;
+  }
+
+  ChunkCount countSegments(const std::vector<SegmentPass>& passes, const std::vector<uint64_t>& begin,
+                           std::vector<uint64_t>& rewritten) override {
+    counted_ = nullptr;
+    return scene().count(s_.strings, passes, begin, rewritten, parametric_);
+  }
+  void rewriteSegments(const std::vector<SegmentPass>& passes, const ChunkCount& total,
+                       std::vector<uint64_t>& begin) override {
+    scene().rewrite(s_.strings, total, begin, parametric_);
+  }
+  void cutSegments(const std::vector<uint8_t>& cuts, std::vector<uint64_t>& begin) override {
+    counted_ = nullptr;
+    scene().cut(s_.strings, cuts, begin, parametric_);
+  }
+
+  /// Bracket partners of a host string (the stage test).
+  void bracketPartners(const uint8_t* symbols, uint64_t n, int64_t* partner) {
     if (n == 0) return;
-    // Only the symbols are needed; upload them alone when the string is not resident.
-    const Buffer* sym;
-    if (resident_.valid && resident_.symbols == symbols && resident_.n == n) {
-      sym = &strings_[current_].symbols;
-    } else {
-      scratch_symbols_.reserve(n);
-      scratch_symbols_.write(symbols, n);
-      sym = &scratch_symbols_;
-    }
-    partners_.run(sym->get(), n, partner_);
-    partner_.read(partner, n * sizeof(int64_t));
-    partner_host_ = partner;
-    partner_n_ = n;
-    partner_valid_ = true;
+    DeviceString& d = cur();
+    d.symbols.upload(symbols, n);
+    s_.partners.run(d.symbols.get(), n, s_.partner);
+    s_.partner.read(partner, n * sizeof(int64_t));
   }
 
  private:
-  /// The device copy of `v`, uploading it unless it is the resident output of the last pass.
-  DeviceString& input(const PgStringView& v, uint64_t params_n) {
-    DeviceString& d = strings_[current_];
-    if (resident_.matches(v, params_n)) return d;
-    d.symbols.upload(v.symbols, v.length);
-    if (v.param_offsets) {
-      d.offsets.upload(v.param_offsets, (v.length + 1) * sizeof(uint64_t));
-      d.params.upload(v.params, params_n * sizeof(float));
+  DeviceString& cur() { return s_.strings.current(); }
+  const Buffer& orDummy(const Buffer& b) const { return parametric_ ? b : s_.dummy; }
+  uint64_t chunksOf(uint64_t n) const {
+    const uint64_t chunk = openclChunkModules();
+    return (n + chunk - 1) / chunk;
+  }
+  /// The batched stages (scene.cl), built on first use.
+  DeviceSceneStages& scene() { return ctx_.state<DeviceSceneStages>(); }
+
+  void uploadTables(const LSystemData& data) {
+    s_.code.upload(data.code.data(), data.code.size() * sizeof(uint32_t));
+    s_.constants.upload(data.constants.data(), data.constants.size() * sizeof(float));
+    s_.globals.upload(data.globals.data(), data.globals.size() * sizeof(float));
+    s_.ignored.upload(data.ignored.data(), data.ignored.size());
+    const std::pair<const RuleTable*, TableBuffers*> tables[] = {{&data.productions, &s_.productions},
+                                                                 {&data.decomposition, &s_.decomposition}};
+    for (const auto& [t, b] : tables) {
+      b->first_by_symbol.upload(t->first_by_symbol.data(), t->first_by_symbol.size() * sizeof(int32_t));
+      b->productions.upload(t->productions.data(), t->productions.size() * sizeof(PgProduction));
+      b->patterns.upload(t->patterns.data(), t->patterns.size() * sizeof(PgPatternModule));
+      b->successors.upload(t->successors.data(), t->successors.size() * sizeof(PgSuccessorModule));
+      b->successor_exprs.upload(t->successor_exprs.data(), t->successor_exprs.size() * sizeof(int32_t));
     }
-    resident_ = Residency{v.symbols, v.param_offsets, v.param_offsets ? v.params : nullptr, v.length, params_n, true};
+  }
+
+  const TableBuffers& tablesOf(const RewritePass& pass) const {
+    return pass.table == &data_->productions ? s_.productions : s_.decomposition;
+  }
+
+  /// The device copy of D0L table `t`, uploaded on its first use in this derivation.
+  const DeviceD0L& device(const D0LTable& t) {
+    for (size_t i = 0; i < d0l_of_.size(); ++i)
+      if (d0l_of_[i] == &t) return s_.d0l[i];
+    const size_t i = d0l_of_.size();
+    d0l_of_.push_back(&t);
+    if (s_.d0l.size() <= i) {
+      s_.d0l.emplace_back();
+      s_.d0l[i].length = Buffer(ctx_, "D0L table");
+      s_.d0l[i].start = Buffer(ctx_, "D0L table");
+      s_.d0l[i].bytes = Buffer(ctx_, "D0L table");
+    }
+    DeviceD0L& d = s_.d0l[i];
+    d.length.upload(t.length, sizeof t.length);
+    d.start.upload(t.start, sizeof t.start);
+    d.bytes.upload(t.rows.data(), std::max<size_t>(t.rows.size(), 1));
     return d;
   }
 
-  void uploadShared(const LSystemData& data) {
-    if (shared_for_ == &data) return;
-    code_.upload(data.code.data(), data.code.size() * sizeof(uint32_t));
-    constants_.upload(data.constants.data(), data.constants.size() * sizeof(float));
-    globals_.upload(data.globals.data(), data.globals.size() * sizeof(float));
-    ignored_.upload(data.ignored.data(), data.ignored.size());
-    shared_for_ = &data;
-  }
-
-  const TableBuffers& table(const RuleTable& t) {
-    auto it = tables_.find(&t);
-    if (it != tables_.end()) return it->second;
-    TableBuffers& b = tables_[&t];
-    b.first_by_symbol = Buffer(ctx_, "rule table");
-    b.productions = Buffer(ctx_, "rule table");
-    b.patterns = Buffer(ctx_, "rule table");
-    b.successors = Buffer(ctx_, "rule table");
-    b.successor_exprs = Buffer(ctx_, "rule table");
-    b.first_by_symbol.upload(t.first_by_symbol.data(), t.first_by_symbol.size() * sizeof(int32_t));
-    b.productions.upload(t.productions.data(), t.productions.size() * sizeof(PgProduction));
-    b.patterns.upload(t.patterns.data(), t.patterns.size() * sizeof(PgPatternModule));
-    b.successors.upload(t.successors.data(), t.successors.size() * sizeof(PgSuccessorModule));
-    b.successor_exprs.upload(t.successor_exprs.data(), t.successor_exprs.size() * sizeof(int32_t));
-    return b;
-  }
-
-  void uploadD0L(const D0LTable& t) {
-    if (d0l_for_ == &t) return;
-    d0l_length_.upload(t.length, sizeof t.length);
-    d0l_start_.upload(t.start, sizeof t.start);
-    d0l_bytes_.upload(t.rows.data(), t.rows.size());
-    d0l_for_ = &t;
-  }
-
   void setRules(Kernel& k, uint32_t& a, const TableBuffers& t) {
-    k.arg(a++, t.first_by_symbol);
-    k.arg(a++, t.productions);
-    k.arg(a++, t.patterns);
-    k.arg(a++, t.successors);
-    k.arg(a++, t.successor_exprs);
-    k.arg(a++, code_);
-    k.arg(a++, constants_);
-    k.arg(a++, globals_);
-    k.arg(a++, ignored_);
+    setArgs(k, a, t.first_by_symbol, t.productions, t.patterns, t.successors, t.successor_exprs, s_.code,
+            s_.constants, s_.globals, s_.ignored);
   }
 
-  void setString(Kernel& k, uint32_t& a, DeviceString& s, uint64_t n, bool parametric) {
-    k.arg(a++, s.symbols);
-    k.arg(a++, parametric ? s.offsets : dummy_);
-    k.arg(a++, parametric ? s.params : dummy_);
-    k.arg(a++, cl_ulong{n});
-    k.arg(a++, cl_int{parametric});
+  void setString(Kernel& k, uint32_t& a, const DeviceString& s) {
+    setArgs(k, a, s.symbols, orDummy(s.offsets), orDummy(s.params), cl_ulong{s.n}, cl_int{parametric_});
+  }
+
+  cl_ulong4 scanTotal(uint64_t chunks) {
+    s_.scan4.exclusiveScan(s_.counts.get(), chunks + 1);
+    cl_ulong4 total;
+    s_.counts.read(&total, sizeof total, chunks * sizeof(cl_ulong4));
+    return total;
   }
 
   Context& ctx_;
-  primitives::opencl::DeviceScan scan4_;  ///< (modules, params, rewritten) offsets
-  DeviceBracketPartners partners_;
-  Kernel count_, count_d0l_, rewrite_, rewrite_d0l_;
-  size_t wg_ = 64;
-  uint64_t chunk_ = kDefaultChunk;
-  uint64_t d0l_total_ = 0;
-  DeviceString strings_[2];
-  int current_ = 0;  ///< strings_[current_] holds the resident input
-  Residency resident_;
-  Buffer code_, constants_, globals_, ignored_, choice_, counts_, partner_;
-  Buffer d0l_length_, d0l_start_, d0l_bytes_, dummy_, scratch_symbols_;
-  const LSystemData* shared_for_ = nullptr;
-  const D0LTable* d0l_for_ = nullptr;
-  std::map<const RuleTable*, TableBuffers> tables_;
-  const int32_t* choice_host_ = nullptr;
-  const int64_t* partner_host_ = nullptr;
-  uint64_t partner_n_ = 0;
-  bool partner_valid_ = false;
+  std::unique_lock<std::recursive_mutex> lock_;
+  DeviceStages& s_;
+  const LSystemData* data_ = nullptr;  ///< the one L-system of one-string passes
+  bool parametric_ = false;
+  bool context_ = false;                ///< countPass → rewritePass
+  std::vector<const D0LTable*> d0l_of_;  ///< d0l_of_[i] is on the device as s_.d0l[i]
+  const D0LTable* counted_ = nullptr;    ///< the table whose scanned counts are in s_.counts
+  uint64_t counted_total_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<PassRunner> makeOpenCLPassRunner(int device) {
-  return std::make_unique<OpenCLPassRunner>(device);
+  return std::make_unique<OpenCLPassRunner>(Context::get(device));
+}
+
+void bracketPartnersOpenCL(const uint8_t* symbols, uint64_t n, int64_t* partner, int device) {
+  OpenCLPassRunner runner(Context::get(device));
+  runner.bracketPartners(symbols, n, partner);
+}
+
+bool cutBranchesOpenCL(ModuleString& s, int device) {
+  OpenCLPassRunner runner(Context::get(device));
+  runner.load({}, s, s.parametric());
+  if (!runner.cutPass()) return false;
+  s = runner.download();
+  return true;
 }
 
 void setOpenCLChunkOverrideForTesting(uint64_t chunk) { g_chunk_override = chunk; }

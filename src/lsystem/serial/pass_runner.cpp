@@ -4,7 +4,7 @@
 namespace procgen::detail {
 namespace {
 
-class SerialPassRunner final : public PassRunner {
+class SerialPassRunner final : public HostPassRunner {
  public:
   int threads() const override { return 1; }
   ChunkCount count(const RewritePass& pass, int32_t* choice) override {
@@ -30,6 +30,6 @@ class SerialPassRunner final : public PassRunner {
 
 }  // namespace
 
-std::unique_ptr<PassRunner> makeSerialPassRunner() { return std::make_unique<SerialPassRunner>(); }
+std::unique_ptr<HostPassRunner> makeSerialPassRunner() { return std::make_unique<SerialPassRunner>(); }
 
 }  // namespace procgen::detail
