@@ -35,8 +35,9 @@ inline constexpr const char* kBaseBuildOptions = "-cl-std=CL1.2 -cl-fp32-correct
 class Kernel;
 
 /// One device's context, queue and program cache. Created on first use and kept
-/// until process exit. program() and makeKernel() are thread-safe; enqueueing on
-/// queue() from several threads at once is not (callers serialize).
+/// until process exit. program() is thread-safe (one lock per context), and so is
+/// constructing a Kernel from its result; setting a Kernel's arguments and
+/// enqueueing on queue() from several threads at once are not (callers serialize).
 class Context {
  public:
   /// The context of the selected device (see procgen/opencl.hpp for the rules).
