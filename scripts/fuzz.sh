@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a parser fuzzer with clang + ASan/UBSan and runs it.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]   (defaults 600, lsystem)
-# TARGET: lsystem (tests/fuzz/fuzz_lsystem.cpp) or scene (fuzz_scene.cpp).
+# TARGET: lsystem (tests/fuzz/fuzz_lsystem.cpp) or boxtree (fuzz_boxtree.cpp).
 # Corpus: a scratch copy of tests/fuzz/corpus/TARGET (plus examples/lsystems/*.l
 # for lsystem), so new inputs found by the run never touch the committed seed corpus.
 set -euo pipefail

@@ -257,7 +257,7 @@ Box3 unite(const Box3& a, const Box3& b) {
               {std::max(a.max.x, b.max.x), std::max(a.max.y, b.max.y), std::max(a.max.z, b.max.z)}};
 }
 
-std::vector<Box3> reference(const Scene& s) {
+std::vector<Box3> reference(const BoxTree& s) {
   std::vector<Box3> out(s.size());
   struct Frame {
     size_t open;
@@ -268,20 +268,20 @@ std::vector<Box3> reference(const Scene& s) {
   Box3 clip = all, acc = emptyBox();
   for (size_t i = 0; i < s.size(); ++i) {
     switch (s.kinds[i]) {
-      case SceneNodeKind::kLeaf:
+      case BoxTreeNodeKind::kLeaf:
         out[i] = inter(s.boxes[i], clip);
         acc = unite(acc, out[i]);
         break;
-      case SceneNodeKind::kClip:
-      case SceneNodeKind::kBlend:
+      case BoxTreeNodeKind::kClip:
+      case BoxTreeNodeKind::kBlend:
         stack.push_back({i, clip, acc});
-        if (s.kinds[i] == SceneNodeKind::kClip) clip = inter(s.boxes[i], clip);
+        if (s.kinds[i] == BoxTreeNodeKind::kClip) clip = inter(s.boxes[i], clip);
         acc = emptyBox();
         break;
-      case SceneNodeKind::kEnd: {
+      case BoxTreeNodeKind::kEnd: {
         Frame f = stack.back();
         stack.pop_back();
-        out[f.open] = s.kinds[f.open] == SceneNodeKind::kClip ? clip : acc;
+        out[f.open] = s.kinds[f.open] == BoxTreeNodeKind::kClip ? clip : acc;
         out[i] = out[f.open];
         clip = f.clip;
         acc = unite(f.acc, acc);
@@ -294,7 +294,7 @@ std::vector<Box3> reference(const Scene& s) {
 
 bool sameBits(const Box3& a, const Box3& b) { return std::memcmp(&a, &b, sizeof(Box3)) == 0; }
 
-void expectBoxes(const Scene& scene, OpenCLMatchShape shape) {
+void expectBoxes(const BoxTree& scene, OpenCLMatchShape shape) {
   const std::vector<Box3> ref = reference(scene);
   std::vector<Box3> serial(scene.size()), got(scene.size());
   treebox_detail::treeBBoxSerial(scene, serial.data());
@@ -312,7 +312,7 @@ TEST(OpenCLTreebox, BBoxRandomScenesMatchReferenceAndSerial) {
   for (uint64_t n : {1, 2, 3, 10, 31, 32, 33, 100, 1025, 5000, 100000, 300001}) {
     for (int dims : {2, 3}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " dims=" + std::to_string(dims));
-      const Scene scene = randomScene(n, n * 3 + dims, dims);
+      const BoxTree scene = randomBoxTree(n, n * 3 + dims, dims);
       expectBoxes(scene, {});
       if (n <= 5000)
         for (const NamedShape& ns : kTinyShapes) expectBoxes(scene, ns.shape);
@@ -326,7 +326,7 @@ TEST(OpenCLTreebox, BBoxRandomScenesMatchReferenceAndSerial) {
 TEST(OpenCLTreebox, BBoxDeepNesting) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   for (uint64_t depth : {1, 2, 3, 100, 5000, 70000}) {
-    Scene s;
+    BoxTree s;
     std::mt19937 rng(static_cast<uint32_t>(depth));
     std::uniform_real_distribution<float> u(0, 1000);
     auto box = [&] {
@@ -335,15 +335,15 @@ TEST(OpenCLTreebox, BBoxDeepNesting) {
     };
     for (uint64_t d = 0; d < depth; ++d) {
       const bool clip = d % 3 != 1;
-      s.kinds.push_back(clip ? SceneNodeKind::kClip : SceneNodeKind::kBlend);
+      s.kinds.push_back(clip ? BoxTreeNodeKind::kClip : BoxTreeNodeKind::kBlend);
       const float x0 = d % 7 == 6 ? 3000.f : 0.001f * static_cast<float>(d);  // 3000: disjoint, empty below
       s.boxes.push_back(clip ? Box3{{x0, -1.f, 0}, {2000.f - 0.001f * static_cast<float>(d), 2000.f, 0}}
                              : Box3{});
-      s.kinds.push_back(SceneNodeKind::kLeaf);
+      s.kinds.push_back(BoxTreeNodeKind::kLeaf);
       s.boxes.push_back(box());
     }
     for (uint64_t d = 0; d < depth; ++d) {
-      s.kinds.push_back(SceneNodeKind::kEnd);
+      s.kinds.push_back(BoxTreeNodeKind::kEnd);
       s.boxes.push_back(Box3{});
     }
     SCOPED_TRACE("depth=" + std::to_string(depth));
@@ -355,7 +355,7 @@ TEST(OpenCLTreebox, BBoxDeepNesting) {
 TEST(OpenCLTreebox, BBoxRejectsWhatSerialRejects) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   const Execution ex{Backend::kOpenCL, 0, -1};
-  auto message = [](const Scene& s, const Execution& e) -> std::string {
+  auto message = [](const BoxTree& s, const Execution& e) -> std::string {
     std::vector<Box3> out(s.size());
     try {
       treeBoundingBoxes(s, out.data(), e);
@@ -364,18 +364,18 @@ TEST(OpenCLTreebox, BBoxRejectsWhatSerialRejects) {
     }
     return "no exception";
   };
-  Scene base = parseScene("blend {\n clip 0 0 5 5 {\n  leaf 0 0 1 1\n }\n leaf 1 1 2 2\n}\n");
-  Scene unclosed = base;  // drop the last two ends: the clip at 1 is the innermost unclosed group
+  BoxTree base = parseBoxTree("blend {\n clip 0 0 5 5 {\n  leaf 0 0 1 1\n }\n leaf 1 1 2 2\n}\n");
+  BoxTree unclosed = base;  // drop the last two ends: the clip at 1 is the innermost unclosed group
   unclosed.kinds.resize(unclosed.size() - 3);
   unclosed.boxes.resize(unclosed.size());
-  Scene extra_end = base;
-  extra_end.kinds.insert(extra_end.kinds.begin() + 1, SceneNodeKind::kEnd);
+  BoxTree extra_end = base;
+  extra_end.kinds.insert(extra_end.kinds.begin() + 1, BoxTreeNodeKind::kEnd);
   extra_end.boxes.insert(extra_end.boxes.begin() + 1, Box3{});
-  extra_end.kinds.insert(extra_end.kinds.begin() + 1, SceneNodeKind::kEnd);
+  extra_end.kinds.insert(extra_end.kinds.begin() + 1, BoxTreeNodeKind::kEnd);
   extra_end.boxes.insert(extra_end.boxes.begin() + 1, Box3{});
-  Scene bad_kind = base;
-  bad_kind.kinds[2] = static_cast<SceneNodeKind>(9);
-  for (const Scene* s : {&unclosed, &extra_end, &bad_kind}) {
+  BoxTree bad_kind = base;
+  bad_kind.kinds[2] = static_cast<BoxTreeNodeKind>(9);
+  for (const BoxTree* s : {&unclosed, &extra_end, &bad_kind}) {
     const std::string want = message(*s, Execution{});
     EXPECT_NE(want, "no exception");
     EXPECT_EQ(message(*s, ex), want);
