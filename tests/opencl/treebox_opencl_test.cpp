@@ -29,6 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
+#include "common/box_tree_reference.hpp"
+#include "common/brackets.hpp"
 #include "common/cli_run.hpp"
 #include "opencl/runtime.hpp"
 #include "procgen/opencl.hpp"
@@ -41,11 +44,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using treebox_detail::OpenCLMatchShape;
-
-#define PROCGEN_SKIP_WITHOUT_OPENCL()                              \
-  do {                                                             \
-    if (openclDevices().empty()) GTEST_SKIP() << openclStatus();   \
-  } while (0)
 
 // The kernels build with -Werror and an empty warning log, with every option
 // set the host uses (and the L-system kernel that shares opencl/min_tree.h).
@@ -68,27 +66,7 @@ TEST(OpenCLTreebox, KernelsBuildWithoutWarnings) {
 
 // ---- parentheses ----------------------------------------------------------
 
-struct Reference {
-  std::vector<int64_t> out;
-  MatchStats stats;
-};
-
-// Figure 1 of the paper: the textbook stack.
-Reference textbook(const std::vector<uint8_t>& s, uint8_t open, uint8_t close) {
-  Reference r;
-  r.out.resize(s.size());
-  std::vector<int64_t> stack;
-  for (size_t i = 0; i < s.size(); ++i) {
-    r.out[i] = stack.empty() ? -1 : stack.back();
-    if (s[i] == open) stack.push_back(static_cast<int64_t>(i));
-    else if (s[i] == close && !stack.empty()) stack.pop_back();
-    else if (s[i] == close) ++r.stats.unmatched_close;
-    r.stats.max_depth = std::max<uint64_t>(r.stats.max_depth, stack.size());
-  }
-  r.stats.elements = s.size();
-  r.stats.unmatched_open = stack.size();
-  return r;
-}
+using Reference = test::MatchReference;
 
 enum Shape { kRandom, kUnbalanced, kDeep, kFlat, kPlain, kCloses, kSawtooth };
 const char* const kShapeNames[] = {"random", "unbalanced", "deep", "flat", "plain", "closes", "sawtooth"};
@@ -128,7 +106,7 @@ std::vector<uint8_t> sequence(Shape shape, uint64_t n, uint32_t seed) {
 
 template <typename Index>
 MatchStats runOpenCL(const std::vector<uint8_t>& s, OpenCLMatchShape shape, std::vector<Index>& out) {
-  out.assign(s.size(), static_cast<Index>(0x5a5a5a5a));
+  out = test::poisoned<Index>(s.size());
   return treebox_detail::matchParensOpenCL(s.data(), s.size(), '(', ')', out.data(), -1, true, shape);
 }
 
@@ -145,7 +123,7 @@ void expectParity(const std::vector<uint8_t>& s, OpenCLMatchShape shape, bool te
   const MatchStats want_stats =
       treebox_detail::matchParensSerial(s.data(), s.size(), '(', ')', want.data(), true);
   if (textbook_too) {
-    const Reference ref = textbook(s, '(', ')');
+    const Reference ref = test::textbookMatch(s, '(', ')');
     ASSERT_EQ(want, ref.out) << "serial disagrees with the textbook stack";
     expectStats(want_stats, ref.stats);
   }
@@ -223,7 +201,7 @@ TEST(OpenCLTreebox, PublicEntryPoints) {
   const Execution ex{Backend::kOpenCL, 0, -1};
   std::vector<uint8_t> s = sequence(kUnbalanced, 100000, 3);
   for (auto& c : s) c = c == '(' ? '[' : c == ')' ? ']' : c;
-  const Reference ref = textbook(s, '[', ']');
+  const Reference ref = test::textbookMatch(s, '[', ']');
   std::vector<int64_t> out(s.size(), 77);
   matchBrackets(s.data(), s.size(), '[', ']', out.data(), ex);
   EXPECT_EQ(out, ref.out);
@@ -241,65 +219,15 @@ TEST(OpenCLTreebox, PublicEntryPoints) {
 
 // ---- tree bounding boxes --------------------------------------------------
 
-// The recursive reference of tests/treebox/tree_bbox_test.cpp (clip regions
-// passed down, leaf unions returned up), written with an explicit stack so
-// the deep chains below do not overflow the call stack.
-Box3 inter(const Box3& a, const Box3& b) {
-  Box3 r{{std::max(a.min.x, b.min.x), std::max(a.min.y, b.min.y), std::max(a.min.z, b.min.z)},
-         {std::min(a.max.x, b.max.x), std::min(a.max.y, b.max.y), std::min(a.max.z, b.max.z)}};
-  return r.empty() ? emptyBox() : r;
-}
-
-Box3 unite(const Box3& a, const Box3& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return Box3{{std::min(a.min.x, b.min.x), std::min(a.min.y, b.min.y), std::min(a.min.z, b.min.z)},
-              {std::max(a.max.x, b.max.x), std::max(a.max.y, b.max.y), std::max(a.max.z, b.max.z)}};
-}
-
-std::vector<Box3> reference(const BoxTree& s) {
-  std::vector<Box3> out(s.size());
-  struct Frame {
-    size_t open;
-    Box3 clip, acc;
-  };
-  const Box3 all{{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
-  std::vector<Frame> stack;  // explicit stack: deep chains would overflow a recursion
-  Box3 clip = all, acc = emptyBox();
-  for (size_t i = 0; i < s.size(); ++i) {
-    switch (s.kinds[i]) {
-      case BoxTreeNodeKind::kLeaf:
-        out[i] = inter(s.boxes[i], clip);
-        acc = unite(acc, out[i]);
-        break;
-      case BoxTreeNodeKind::kClip:
-      case BoxTreeNodeKind::kBlend:
-        stack.push_back({i, clip, acc});
-        if (s.kinds[i] == BoxTreeNodeKind::kClip) clip = inter(s.boxes[i], clip);
-        acc = emptyBox();
-        break;
-      case BoxTreeNodeKind::kEnd: {
-        Frame f = stack.back();
-        stack.pop_back();
-        out[f.open] = s.kinds[f.open] == BoxTreeNodeKind::kClip ? clip : acc;
-        out[i] = out[f.open];
-        clip = f.clip;
-        acc = unite(f.acc, acc);
-        break;
-      }
-    }
-  }
-  return out;
-}
+using test::referenceBoxes;
 
 bool sameBits(const Box3& a, const Box3& b) { return std::memcmp(&a, &b, sizeof(Box3)) == 0; }
 
 void expectBoxes(const BoxTree& scene, OpenCLMatchShape shape) {
-  const std::vector<Box3> ref = reference(scene);
-  std::vector<Box3> serial(scene.size()), got(scene.size());
+  const std::vector<Box3> ref = referenceBoxes(scene);
+  std::vector<Box3> serial = test::poisoned<Box3>(scene.size());
   treebox_detail::treeBBoxSerial(scene, serial.data());
-  const Box3 poison{{1234.5f, 1234.5f, 1234.5f}, {-1.f, -1.f, -1.f}};
-  std::fill(got.begin(), got.end(), poison);
+  std::vector<Box3> got = test::poisoned<Box3>(scene.size());
   treebox_detail::treeBBoxOpenCL(scene, got.data(), -1, shape);
   for (size_t i = 0; i < scene.size(); ++i) {
     ASSERT_TRUE(ref[i] == serial[i]) << "serial vs reference, element " << i;

@@ -1,5 +1,6 @@
-// Tree bounding boxes against a recursive reference written here (clip regions
-// passed down as arguments, leaf unions returned up), and the box tree format.
+// Tree bounding boxes against the reference of tests/common/box_tree_reference.hpp
+// (clip regions passed down, leaf unions returned up) on every backend variant,
+// and the box tree format.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
+#include "common/box_tree_reference.hpp"
 #include "procgen/error.hpp"
 #include "procgen/treebox.hpp"
 #include "treebox/match_internal.hpp"
@@ -16,56 +19,7 @@
 namespace procgen {
 namespace {
 
-Box3 inter(const Box3& a, const Box3& b) {
-  Box3 r{{std::max(a.min.x, b.min.x), std::max(a.min.y, b.min.y), std::max(a.min.z, b.min.z)},
-         {std::min(a.max.x, b.max.x), std::min(a.max.y, b.max.y), std::min(a.max.z, b.max.z)}};
-  return r.empty() ? emptyBox() : r;
-}
-
-Box3 unite(const Box3& a, const Box3& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return Box3{{std::min(a.min.x, b.min.x), std::min(a.min.y, b.min.y), std::min(a.min.z, b.min.z)},
-              {std::max(a.max.x, b.max.x), std::max(a.max.y, b.max.y), std::max(a.max.z, b.max.z)}};
-}
-
-// Visits the children starting at `i` until the group's end; returns the union
-// of the leaves below and leaves `i` at the end element (or n).
-Box3 visit(const BoxTree& s, size_t& i, const Box3& clip, std::vector<Box3>& out) {
-  Box3 acc = emptyBox();
-  while (i < s.size() && s.kinds[i] != BoxTreeNodeKind::kEnd) {
-    size_t self = i;
-    switch (s.kinds[i]) {
-      case BoxTreeNodeKind::kLeaf:
-        out[i] = inter(s.boxes[i], clip);
-        acc = unite(acc, out[i]);
-        ++i;
-        break;
-      case BoxTreeNodeKind::kClip:
-      case BoxTreeNodeKind::kBlend: {
-        bool is_clip = s.kinds[i] == BoxTreeNodeKind::kClip;
-        Box3 inner = is_clip ? inter(s.boxes[i], clip) : clip;
-        ++i;
-        Box3 leaves = visit(s, i, inner, out);
-        out[self] = is_clip ? inner : leaves;
-        out[i] = out[self];  // the end element
-        ++i;
-        acc = unite(acc, leaves);
-        break;
-      }
-      default: break;
-    }
-  }
-  return acc;
-}
-
-std::vector<Box3> reference(const BoxTree& s) {
-  std::vector<Box3> out(s.size());
-  size_t i = 0;
-  Box3 all{{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
-  visit(s, i, all, out);
-  return out;
-}
+using test::referenceBoxes;
 
 TEST(TreeBBox, HandDerived) {
   BoxTree s = parseBoxTree(
@@ -95,12 +49,12 @@ TEST(TreeBBox, RandomScenesMatchRecursiveReference) {
     for (uint64_t n : {0, 1, 2, 10, 100, 1000, 20000}) {
       BoxTree s = randomBoxTree(n, 100 + n, dims);
       ASSERT_EQ(s.size(), n);
-      std::vector<Box3> ref = reference(s);
-      for (Backend b : {Backend::kSerial, Backend::kCpu}) {
-        if (!backendAvailable(b)) continue;
-        std::vector<Box3> out(n, Box3{{7, 7, 7}, {7, 7, 7}});  // poison
-        treeBoundingBoxes(s, out.data(), Execution{b, 2});
-        for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], ref[i]) << "element " << i << " dims " << dims;
+      std::vector<Box3> ref = referenceBoxes(s);
+      for (const test::Variant& v : test::availableVariants()) {
+        std::vector<Box3> out = test::poisoned<Box3>(n);
+        treeBoundingBoxes(s, out.data(), v.execution());
+        for (uint64_t i = 0; i < n; ++i)
+          ASSERT_EQ(out[i], ref[i]) << "element " << i << " dims " << dims << " on " << v.name;
       }
     }
   }
@@ -130,10 +84,10 @@ TEST(TreeBBox, CpuThreadsAndTinyChunksMatchRecursiveReference) {
     }
   scenes.push_back(deep);
   for (const BoxTree& s : scenes) {
-    std::vector<Box3> ref = reference(s);
+    std::vector<Box3> ref = referenceBoxes(s);
     for (int threads : {1, 2, 7})
       for (uint64_t chunk : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{16}, uint64_t{1000}, uint64_t{1} << 14}) {
-        std::vector<Box3> out(s.size(), Box3{{7, 7, 7}, {7, 7, 7}});  // poison
+        std::vector<Box3> out = test::poisoned<Box3>(s.size());
         treebox_detail::treeBBoxCpu(s, out.data(), threads, chunk);
         for (uint64_t i = 0; i < s.size(); ++i)
           ASSERT_EQ(out[i], ref[i]) << "element " << i << " of " << s.size() << ", threads "
