@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -88,6 +89,9 @@ inline std::vector<Variant> availableVariants(std::vector<Variant> all = backend
     if (skipReason(v).empty()) out.push_back(std::move(v));
   return out;
 }
+
+/// How gtest prints a Variant (test listings, failures): its name.
+inline void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
 
 /// For INSTANTIATE_TEST_SUITE_P: the variant's name.
 inline std::string variantName(const testing::TestParamInfo<Variant>& info) { return info.param.name; }
