@@ -6,9 +6,10 @@
 # Build directory: build-asan, or PROCGEN_ASAN_BUILD=...
 # Tests that would take minutes under ASan run a smaller size in sanitizer
 # builds (tests/common/sanitizer.hpp); none is skipped.
-# LeakSanitizer: tests/*/lsan.supp list leaks inside third-party libraries
-# only (the OpenCL ICD loader, PoCL and the LLVM it compiles kernels with);
-# LSan reads one suppressions file, so they are merged here.
+# LeakSanitizer: tests/*/lsan.supp, when a leak inside a third-party library
+# (the OpenCL ICD loader, PoCL, the LLVM it compiles kernels with) needs one,
+# may name only such frames; LSan reads one suppressions file, so they are
+# merged here. None is needed so far: the ASan CLI over PoCL reported no leak.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PROCGEN_ASAN_BUILD:-build-asan}
