@@ -146,14 +146,14 @@ void BM_StreamCeiling(benchmark::State& state) {
 BENCHMARK(BM_StreamCeiling)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)
     ->MinTime(0.3)->UseRealTime();
 
-// Tree bounding boxes on a random scene (randomScene: about a quarter of the
+// Tree bounding boxes on a random scene (randomBoxTree: about a quarter of the
 // elements open groups), serial vs cpu vs opencl.
 void BM_TreeBBox(benchmark::State& state, Backend backend) {
   const uint64_t n = uint64_t{1} << state.range(0);
   const int threads = static_cast<int>(state.range(1));
-  static std::map<uint64_t, Scene> scenes;
-  Scene& scene = scenes[n];
-  if (scene.size() == 0) scene = randomScene(n, 3, 2);
+  static std::map<uint64_t, BoxTree> scenes;
+  BoxTree& scene = scenes[n];
+  if (scene.size() == 0) scene = randomBoxTree(n, 3, 2);
   std::vector<Box3> out(n);
   Execution ex{backend, threads};
   std::string device;

@@ -1,21 +1,43 @@
 #!/usr/bin/env bash
-# Builds a parser fuzzer with clang + ASan/UBSan and runs it.
+# Builds the parser fuzzers with clang + ASan/UBSan and runs them.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]   (defaults 600, lsystem)
-# TARGET: lsystem (tests/fuzz/fuzz_lsystem.cpp) or scene (fuzz_scene.cpp).
+# TARGET: one of the libFuzzer targets tests/fuzz/fuzz_TARGET.cpp, or all (each
+# in turn, SECONDS apiece):
+#   lsystem        the .l language front end (src/lsystem/parser.cpp)
+#   lsystem_scene  the L-system .scene reader (src/lsystem/scene_file.cpp)
+#   boxtree        the treebox .boxtree format (src/treebox/box_tree_format.cpp)
 # Corpus: a scratch copy of tests/fuzz/corpus/TARGET (plus examples/lsystems/*.l
-# for lsystem), so new inputs found by the run never touch the committed seed corpus.
+# for lsystem, examples/scenes/*.scene for lsystem_scene), so new inputs found
+# by the run never touch the committed seed corpus. Crashes land in
+# $build/artifacts/.
 set -euo pipefail
 seconds=${1:-600}
 target=${2:-lsystem}
 cd "$(dirname "$0")/.."
 build=${PROCGEN_FUZZ_BUILD:-build-fuzz}  # another directory: PROCGEN_FUZZ_BUILD=...
+targets=(lsystem lsystem_scene boxtree)
+if [ "$target" = all ]; then
+  run=("${targets[@]}")
+elif [[ " ${targets[*]} " == *" $target "* ]]; then
+  run=("$target")
+else
+  echo "fuzz.sh: unknown target '$target' (one of: ${targets[*]} all)" >&2
+  exit 1
+fi
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPROCGEN_BUILD_FUZZ=ON -DPROCGEN_SANITIZE=address,undefined \
   -DPROCGEN_BUILD_TESTS=OFF -DPROCGEN_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j2 --target "fuzz_$target"
-corpus="$build/corpus-$target"
-mkdir -p "$corpus" "$build/artifacts"
-cp "tests/fuzz/corpus/$target"/* "$corpus"/
-if [ "$target" = lsystem ]; then cp examples/lsystems/*.l "$corpus"/ 2>/dev/null || true; fi
-"$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=4096 -timeout=5 \
-  -rss_limit_mb=1024 -artifact_prefix="$build/artifacts/" -print_final_stats=1 "$corpus"
+cmake --build "$build" -j2 --target "${run[@]/#/fuzz_}"
+mkdir -p "$build/artifacts"
+for t in "${run[@]}"; do
+  corpus="$build/corpus-$t"
+  mkdir -p "$corpus"
+  cp "tests/fuzz/corpus/$t"/* "$corpus"/
+  case "$t" in
+    lsystem) cp examples/lsystems/*.l "$corpus"/ ;;
+    lsystem_scene) cp examples/scenes/*.scene "$corpus"/ ;;
+  esac
+  echo "== fuzz_$t: $seconds s" >&2
+  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=5 \
+    -rss_limit_mb=1024 -artifact_prefix="$build/artifacts/fuzz_$t-" -print_final_stats=1 "$corpus"
+done

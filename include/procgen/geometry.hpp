@@ -18,7 +18,8 @@ struct Vec3 {
   float x = 0, y = 0, z = 0;
 };
 
-/// One drawn turtle step (F or G). Layout matches PgSegment in src/common/geometry_types.h.
+/// One drawn turtle step (F or G). Layout matches PgSegment in src/lsystem/opencl/interpret_types.h
+/// (checked by static_asserts in src/lsystem/opencl/interpret.cpp).
 struct Segment {
   Vec3 start;
   Vec3 end;

@@ -112,18 +112,20 @@ struct Box3 {
 /// The canonical empty box every function returns for "nothing": min = +inf, max = -inf.
 Box3 emptyBox();
 
-enum class SceneNodeKind : uint8_t {
+enum class BoxTreeNodeKind : uint8_t {
   kLeaf = 0,
   kClip = 1,   ///< opens a clip group (has a box)
   kBlend = 2,  ///< opens a blend group (no box)
   kEnd = 3,    ///< closes the innermost open group
 };
 
-/// A flattened tree: element i is kinds[i] with box boxes[i] (ignored for
+/// A flattened tree of clip groups, blend groups and leaves (Levien's
+/// "tree-structured scene"; named BoxTree so as not to be confused with the
+/// L-system scenes of procgen/scene.hpp): element i is kinds[i] with box boxes[i] (ignored for
 /// kBlend and kEnd). Groups nest by kEnd like parentheses.
-struct Scene {
+struct BoxTree {
   int dimensions = 2;  ///< 2 or 3; only affects text I/O
-  std::vector<SceneNodeKind> kinds;
+  std::vector<BoxTreeNodeKind> kinds;
   std::vector<Box3> boxes;
   uint64_t size() const { return kinds.size(); }
 };
@@ -136,25 +138,25 @@ struct Scene {
 ///            nested groups), emptyBox() when there are none;
 ///   - end:   the result of the group it closes.
 /// An empty result is always emptyBox(). Precondition: the scene is balanced
-/// (readScene guarantees it; else std::invalid_argument). Bit-exact on every
+/// (readBoxTree guarantees it; else std::invalid_argument). Bit-exact on every
 /// backend (min/max only, no arithmetic).
-void treeBoundingBoxes(const Scene& scene, Box3* out, const Execution& execution);
+void treeBoundingBoxes(const BoxTree& scene, Box3* out, const Execution& execution);
 
-/// Scene text format (docs/treebox.md), one element per line:
+/// Box tree text format (`.boxtree`, docs/treebox.md), one element per line:
 ///   clip x0 y0 x1 y1 {      blend {      leaf x0 y0 x1 y1      }
 /// 3D scenes give six numbers (x0 y0 z0 x1 y1 z1); `#` starts a comment.
 /// Throws ParseError (file:line:col) on malformed or unbalanced input.
-Scene parseScene(std::string_view text, const std::string& filename = "<input>");
+BoxTree parseBoxTree(std::string_view text, const std::string& filename = "<input>");
 /// Reads and parses `path`; throws Error when it cannot be read.
-Scene readScene(const std::filesystem::path& path);
-/// The text of `scene` in the format parseScene reads (floats round-trip).
-std::string writeScene(const Scene& scene);
+BoxTree readBoxTree(const std::filesystem::path& path);
+/// The text of `scene` in the format parseBoxTree reads (floats round-trip).
+std::string writeBoxTree(const BoxTree& scene);
 /// One line per element of `boxes`: `kind x0 y0 x1 y1` (or 3D), `kind empty`.
-std::string writeSceneBoxes(const Scene& scene, const Box3* boxes);
+std::string writeBoxTreeBoxes(const BoxTree& scene, const Box3* boxes);
 
 /// A random balanced scene of exactly n elements (n rounded up to even is not
 /// needed: groups are closed at the end). Leaves have boxes inside [0,1000]^d;
 /// about a quarter of the elements open groups. Deterministic in (n, seed, dims).
-Scene randomScene(uint64_t n, uint64_t seed, int dimensions = 2);
+BoxTree randomBoxTree(uint64_t n, uint64_t seed, int dimensions = 2);
 
 }  // namespace procgen

@@ -57,7 +57,7 @@ std::vector<BranchBounds> branchBounds(const LSystem& lsystem, const ModuleStrin
     if (sym[i] == ']' && match[i] >= 0) closed[static_cast<uint64_t>(match[i])] = 1;
 
   // 1 + 2. replay and build the scene.
-  Scene scene;
+  BoxTree scene;
   scene.dimensions = 3;
   std::vector<uint64_t> branch_open;  // scene element of each '[' (in order)
   std::vector<BranchBounds> result;
@@ -70,7 +70,7 @@ std::vector<BranchBounds> branchBounds(const LSystem& lsystem, const ModuleStrin
   uint64_t segment = 0, polygon = 0;
   uint64_t unclosed = 0;
   auto leaf = [&](const Box3& b) {
-    scene.kinds.push_back(SceneNodeKind::kLeaf);
+    scene.kinds.push_back(BoxTreeNodeKind::kLeaf);
     scene.boxes.push_back(b);
   };
   for (uint64_t i = 0; i < n; ++i) {
@@ -109,14 +109,14 @@ std::vector<BranchBounds> branchBounds(const LSystem& lsystem, const ModuleStrin
       case '[':
         result.push_back(BranchBounds{i, static_cast<int32_t>(open_depths.size() + 1), Bounds{}});
         branch_open.push_back(scene.size());
-        scene.kinds.push_back(SceneNodeKind::kBlend);
+        scene.kinds.push_back(BoxTreeNodeKind::kBlend);
         scene.boxes.push_back(emptyBox());
         open_depths.push_back(i);
         if (!closed[i]) ++unclosed;
         break;
       case ']':
         if (match[i] < 0) break;
-        scene.kinds.push_back(SceneNodeKind::kEnd);
+        scene.kinds.push_back(BoxTreeNodeKind::kEnd);
         scene.boxes.push_back(emptyBox());
         open_depths.pop_back();
         break;
@@ -129,7 +129,7 @@ std::vector<BranchBounds> branchBounds(const LSystem& lsystem, const ModuleStrin
                 " polygons) does not match what the string draws (" + std::to_string(segment) +
                 ", " + std::to_string(polygon) + ")");
   for (uint64_t k = 0; k < unclosed; ++k) {  // an unclosed '[' encloses the rest
-    scene.kinds.push_back(SceneNodeKind::kEnd);
+    scene.kinds.push_back(BoxTreeNodeKind::kEnd);
     scene.boxes.push_back(emptyBox());
   }
 

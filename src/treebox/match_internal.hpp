@@ -41,10 +41,10 @@ MatchStats matchParensCpu(const uint8_t* symbols, uint64_t n, uint8_t open, uint
                           int64_t* out, int threads, uint64_t chunk, bool stats);
 
 /// serial/tree_bbox.cpp.
-void treeBBoxSerial(const Scene& scene, Box3* out);
+void treeBBoxSerial(const BoxTree& scene, Box3* out);
 
 /// cpu/tree_bbox.cpp. `threads` > 0; `chunk` >= 1 elements per chunk.
-void treeBBoxCpu(const Scene& scene, Box3* out, int threads, uint64_t chunk);
+void treeBBoxCpu(const BoxTree& scene, Box3* out, int threads, uint64_t chunk);
 /// Default elements per chunk of the tree bbox passes.
 inline constexpr uint64_t kDefaultBBoxChunk = uint64_t{1} << 14;
 

@@ -1,5 +1,6 @@
 /* monoids.h — the monoids of parentheses matching and tree bounding boxes,
- * shared by the serial, cpu and (later) OpenCL backends (C subset, clc.h).
+ * shared by the serial, cpu and OpenCL backends (C subset, clc.h; the .cl
+ * kernels in treebox/opencl/ include it).
  *
  * Paper: Levien, "Fast GPU bounding boxes on tree-structured scenes"
  * (shared/seeds/002_db3a77793bbf279e.txt):

@@ -102,7 +102,7 @@ Box3 emptyBox() {
   return Box3{{e.min_x, e.min_y, e.min_z}, {e.max_x, e.max_y, e.max_z}};
 }
 
-void treeBoundingBoxes(const Scene& scene, Box3* out, const Execution& execution) {
+void treeBoundingBoxes(const BoxTree& scene, Box3* out, const Execution& execution) {
   if (scene.boxes.size() != scene.kinds.size())
     throw std::invalid_argument("treeBoundingBoxes: kinds and boxes differ in length");
   detail::dispatch(

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
+#include "common/brackets.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
@@ -18,17 +20,7 @@ namespace procgen {
 namespace {
 
 std::vector<int64_t> textbookPartners(const ModuleString& s) {
-  std::vector<int64_t> p(s.size(), -1), stack;
-  for (uint64_t i = 0; i < s.size(); ++i) {
-    if (s.symbols[i] == '[') {
-      stack.push_back(static_cast<int64_t>(i));
-    } else if (s.symbols[i] == ']' && !stack.empty()) {
-      p[i] = stack.back();
-      p[static_cast<uint64_t>(stack.back())] = static_cast<int64_t>(i);
-      stack.pop_back();
-    }
-  }
-  return p;
+  return test::textbookPartners(s.symbols.data(), s.size());
 }
 
 std::vector<BranchBounds> reference(const ModuleString& s, const Geometry& g) {
@@ -78,12 +70,11 @@ void expectBranchBounds(const std::string& text) {
   io.view = ls.view();
   Geometry g = interpret(ls, s, io);
   std::vector<BranchBounds> ref = reference(s, g);
-  for (Backend backend : {Backend::kSerial, Backend::kCpu}) {
-    if (!backendAvailable(backend)) continue;
-    std::vector<BranchBounds> got = branchBounds(ls, s, g, Execution{backend, 2});
+  for (const test::Variant& v : test::availableVariants()) {
+    std::vector<BranchBounds> got = branchBounds(ls, s, g, v.execution());
     ASSERT_EQ(got.size(), ref.size());
     for (size_t k = 0; k < ref.size(); ++k) {
-      SCOPED_TRACE("branch " + std::to_string(k) + " backend " + std::string(backendName(backend)));
+      SCOPED_TRACE("branch " + std::to_string(k) + " on " + v.name);
       EXPECT_EQ(got[k].begin, ref[k].begin);
       EXPECT_EQ(got[k].depth, ref[k].depth);
       ASSERT_EQ(got[k].bounds.empty(), ref[k].bounds.empty());
@@ -136,7 +127,7 @@ TEST(BracketPartners, SerialMatchesTextbookStack) {
     }
     if (len == 70000)  // deep: one long chain of branches
       for (int i = 0; i < len; ++i) s.symbols[static_cast<size_t>(i)] = i < len / 2 ? '[' : ']';
-    std::vector<int64_t> got(s.size(), 99);
+    std::vector<int64_t> got = test::poisoned<int64_t>(s.size());
     detail::bracketPartnersSerial(s.symbols.data(), s.size(), got.data());
     std::vector<int64_t> want = textbookPartners(s);
     for (uint64_t i = 0; i < s.size(); ++i) {

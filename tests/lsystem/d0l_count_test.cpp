@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/lsystem_helpers.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "procgen/lsystem.hpp"
 
@@ -48,19 +49,8 @@ TEST(D0LCount, MatchesSumOfSuccessorLengths) {
   }
 }
 
-/// Random D0L grammar over A..E (some erasing, F G + - kept), its text and rules.
-std::string randomD0L(std::mt19937_64& rng, std::map<char, std::string>& rules) {
-  std::string text = "Lsystem: 1\nderivation length: 1\nAxiom: A\n";
-  for (char pred = 'A'; pred <= 'E'; ++pred) {
-    if (rng() % 4 == 0) continue;  // no production: kept
-    const size_t len = rng() % 6 == 0 ? 0 : 1 + rng() % 7;
-    std::string succ;
-    for (size_t m = 0; m < len; ++m) succ += "ABCDEFG+-"[rng() % 9];
-    text += std::string(1, pred) + " --> " + (len == 0 ? std::string("*") : succ) + "\n";
-    rules[pred] = succ;
-  }
-  return text + "endlsystem\n";
-}
+using test::randomD0L;
+using test::rewriteTextbook;
 
 std::string rewriteWith(const detail::D0LTable& t, const std::string& in) {
   std::vector<uint8_t> out(detail::countChunkD0L(t, reinterpret_cast<const uint8_t*>(in.data()), 0, in.size()));
@@ -81,9 +71,7 @@ TEST(D0LCompose, KStepTableEqualsKSteps) {
     detail::D0LTable k_steps = one;
     std::string want = axiom;
     for (int k = 1; k <= 5; ++k) {
-      std::string next;
-      for (char c : want) next += rules.count(c) ? rules[c] : std::string(1, c);
-      want = next;
+      want = rewriteTextbook(rules, want);
       if (k > 1) k_steps = detail::composeD0L(k_steps, one);
       ASSERT_TRUE(k_steps.usable);
       EXPECT_EQ(rewriteWith(k_steps, axiom), want) << text << " k " << k;
@@ -102,9 +90,7 @@ TEST(D0LCompose, FirstThenSecondGrammar) {
     const detail::D0LTable t2 = detail::makeD0LTable(l2.data(), l2.data().productions);
     std::string axiom;
     for (int i = 0; i < 40; ++i) axiom += "ABCDEFG+-"[rng() % 9];
-    std::string want;
-    for (char c : axiom)
-      for (char d : rules1.count(c) ? rules1[c] : std::string(1, c)) want += rules2.count(d) ? rules2[d] : std::string(1, d);
+    const std::string want = rewriteTextbook(rules2, rewriteTextbook(rules1, axiom));
     EXPECT_EQ(rewriteWith(detail::composeD0L(t1, t2), axiom), want) << pair;
   }
 }

@@ -17,14 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
 #include "common/cli_run.hpp"
+#include "common/lsystem_helpers.hpp"
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
-#include "procgen/opencl.hpp"
 #include "procgen/scene.hpp"
-#if PROCGEN_HAVE_TBB
-#include "cpu/executor.hpp"
-#endif
 
 namespace {
 
@@ -32,54 +30,28 @@ namespace fs = std::filesystem;
 using procgen::Backend;
 using procgen::Execution;
 
-const fs::path kExamples = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems";
+const fs::path kExamples = procgen::test::examplesDir();
 
-struct Config {
-  const char* name;
-  Execution execution;
-  uint64_t chunk;  // forced cpu chunk size, 0 = default
-};
+using Config = procgen::test::Variant;
+using ChunkOverride = procgen::test::CpuChunkScope;
 
+/// serial, cpu×1, cpu×2, cpu×7 with chunks of 5 modules, and the
+/// device-resident batched passes (opencl/scene.cl; PoCL in CI) where present.
 std::vector<Config> configs() {
-  std::vector<Config> c{{"serial", {Backend::kSerial, 1}, 0}};
-#if PROCGEN_HAVE_TBB
-  c.push_back({"cpu x1", {Backend::kCpu, 1}, 0});
-  c.push_back({"cpu x2", {Backend::kCpu, 2}, 0});
-  c.push_back({"cpu x7 chunk 5", {Backend::kCpu, 7}, 5});
-#endif
-  // The device-resident batched passes (opencl/scene.cl); PoCL in CI.
-  if (procgen::backendAvailable(Backend::kOpenCL) && !procgen::openclDevices().empty())
-    c.push_back({"opencl", {Backend::kOpenCL, 1}, 0});
-  return c;
+  return procgen::test::availableVariants(
+      {procgen::test::makeVariant(Backend::kSerial, 1), procgen::test::makeVariant(Backend::kCpu, 1),
+       procgen::test::makeVariant(Backend::kCpu, 2), procgen::test::makeVariant(Backend::kCpu, 7, 5),
+       procgen::test::makeVariant(Backend::kOpenCL, 1)});
 }
 
-/// Parameters agree bit for bit, except on opencl: its sin, cos, pow ... need
-/// not round like the host's libm (the relative tolerance of parity_test.cpp).
-bool paramsAgree(const procgen::OverwriteVector<float>& got, const procgen::OverwriteVector<float>& want, Backend backend) {
+/// Parameters agree within the variant's tolerance (bit for bit but on opencl).
+bool paramsAgree(const procgen::OverwriteVector<float>& got, const procgen::OverwriteVector<float>& want,
+                 double tolerance) {
   if (got.size() != want.size()) return false;
-  for (size_t k = 0; k < got.size(); ++k) {
-    if (got[k] == want[k] || (std::isnan(got[k]) && std::isnan(want[k]))) continue;
-    const double g = got[k], w = want[k];
-    if (backend != Backend::kOpenCL || std::abs(g - w) > 1e-5 * std::max({1.0, std::abs(g), std::abs(w)}))
-      return false;
-  }
+  for (size_t k = 0; k < got.size(); ++k)
+    if (!procgen::test::floatsAgree(got[k], want[k], tolerance)) return false;
   return true;
 }
-
-struct ChunkOverride {
-  explicit ChunkOverride(uint64_t chunk) {
-#if PROCGEN_HAVE_TBB
-    procgen::detail::setCpuChunkOverrideForTesting(chunk);
-#else
-    (void)chunk;
-#endif
-  }
-  ~ChunkOverride() {
-#if PROCGEN_HAVE_TBB
-    procgen::detail::setCpuChunkOverrideForTesting(0);
-#endif
-  }
-};
 
 class SceneTest : public procgen::test::ScratchDirTest {
  protected:
@@ -140,7 +112,7 @@ TEST_F(SceneTest, EveryInstanceDerivesAsItDoesAlone) {
     ChunkOverride chunk(config.chunk);
     procgen::DeriveOptions options;
     options.seed = 40;
-    options.execution = config.execution;
+    options.execution = config.execution();
     const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
     ASSERT_EQ(d.instances(), scene.instances.size());
     ASSERT_EQ(d.begin.size(), scene.instances.size() + 1);
@@ -156,7 +128,7 @@ TEST_F(SceneTest, EveryInstanceDerivesAsItDoesAlone) {
       const procgen::ModuleString got = d.instanceString(k, scene);
       EXPECT_EQ(got.symbols, expected.symbols);
       EXPECT_EQ(got.param_offsets, expected.param_offsets);
-      EXPECT_TRUE(paramsAgree(got.params, expected.params, config.execution.backend));
+      EXPECT_TRUE(paramsAgree(got.params, expected.params, config.tolerance));
       EXPECT_EQ(d.stats[k].iterations, stats.iterations);
       EXPECT_EQ(d.stats[k].modules, stats.modules);
       EXPECT_EQ(d.stats[k].modules_total, stats.modules_total);
@@ -276,9 +248,9 @@ TEST_F(SceneTest, PlacementMovesRotatesAndScalesEachInstance) {
     SCOPED_TRACE(config.name);
     ChunkOverride chunk(config.chunk);
     procgen::DeriveOptions options;
-    options.execution = config.execution;
+    options.execution = config.execution();
     const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
-    const procgen::Geometry g = procgen::interpretScene(scene, d, config.execution);
+    const procgen::Geometry g = procgen::interpretScene(scene, d, config.execution());
     ASSERT_EQ(g.segments.size(), 2u);
     EXPECT_EQ(g.segments[0].instance, 0);
     EXPECT_EQ(g.segments[1].instance, 1);
@@ -313,7 +285,7 @@ TEST_F(SceneTest, GeometryIsEveryInstanceInOrder) {
   for (const Config& config : configs()) {
     SCOPED_TRACE(config.name);
     ChunkOverride chunk(config.chunk);
-    const procgen::Geometry g = procgen::interpretScene(scene, d, config.execution);
+    const procgen::Geometry g = procgen::interpretScene(scene, d, config.execution());
     ASSERT_EQ(g.segments.size(), expected.size());
     // Identity placement: the serial backend is bit-identical to interpreting
     // alone; the cpu backend may draw a large instance with its parallel
@@ -321,7 +293,7 @@ TEST_F(SceneTest, GeometryIsEveryInstanceInOrder) {
     // tolerance: 1e-5 of the model's size).
     const procgen::Bounds box = g.bounds();
     const float size = std::max(box.max.x - box.min.x, box.max.y - box.min.y);
-    const float tolerance = config.execution.backend == Backend::kSerial ? 0.0f : 1e-5f * size;
+    const float tolerance = config.backend == Backend::kSerial ? 0.0f : 1e-5f * size;
     for (size_t i = 0; i < expected.size(); ++i) {
       ASSERT_EQ(g.segments[i].instance, expected[i].instance) << i;
       ASSERT_NEAR(g.segments[i].end.x, expected[i].end.x, tolerance) << i;
@@ -351,11 +323,11 @@ TEST_F(SceneTest, InstancesDrawnTogetherMatchDrawnAlone) {
   for (const Config& config : configs()) {
     SCOPED_TRACE(config.name);
     ChunkOverride chunk(config.chunk);
-    const procgen::Geometry got = procgen::interpretScene(scene, d, config.execution);
+    const procgen::Geometry got = procgen::interpretScene(scene, d, config.execution());
     ASSERT_EQ(got.segments.size(), want.segments.size());
     const procgen::Bounds box = want.bounds();
     const float size = std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z, 1.0f});
-    const float tolerance = config.execution.backend == Backend::kSerial ? 0.0f : 1e-5f * size;
+    const float tolerance = config.backend == Backend::kSerial ? 0.0f : 1e-5f * size;
     for (size_t i = 0; i < want.segments.size(); ++i) {
       const procgen::Segment& a = got.segments[i];
       const procgen::Segment& b = want.segments[i];
@@ -386,7 +358,7 @@ TEST_F(SceneTest, BudgetCoversTheCombinedString) {
   options.max_modules = 5000;  // each alone stays at 4096; together they need 8192 at step 12
   for (const Config& config : configs()) {
     SCOPED_TRACE(config.name);
-    options.execution = config.execution;
+    options.execution = config.execution();
     try {
       procgen::deriveScene(scene, options);
       ADD_FAILURE() << "no ResourceError";

@@ -153,6 +153,15 @@ TEST(Turtle, UnbalancedBracketsDoNotCrash) {
 // ---------------------------------------------------------------------------
 // Closed and space-filling curves.
 
+/// `l` derived n steps and drawn with its own view settings.
+Geometry drawModel(const LSystem& l, int n) {
+  DeriveOptions d;
+  d.iterations = n;
+  InterpretOptions o;
+  o.view = l.view();
+  return interpret(l, derive(l, d), o);
+}
+
 void expectConnected(const Geometry& g) {
   for (size_t i = 1; i < g.segments.size(); ++i)
     ASSERT_LT(dist(g.segments[i - 1].end, g.segments[i].start), 1e-3f) << "gap before segment " << i;
@@ -165,11 +174,7 @@ TEST(TurtleCurves, KochIslandCloses) {
   LSystem l = LSystem::fromText("angle increment: 90\nAxiom: F-F-F-F\nF --> F-F+F+FF-F-F+F\n");
   for (int n : {2, 3}) {
     SCOPED_TRACE(n);
-    DeriveOptions d;
-    d.iterations = n;
-    InterpretOptions o;
-    o.view = l.view();
-    Geometry g = interpret(l, derive(l, d), o);
+    Geometry g = drawModel(l, n);
     ASSERT_EQ(g.segments.size(), 4u * (n == 2 ? 64u : 512u));
     expectConnected(g);
     EXPECT_VEC(g.segments.front().start, 0, 0, 0);
@@ -227,11 +232,7 @@ TEST(TurtleCurves, Hilbert3dVisitsEachLatticePointOnce) {
   LSystem l = LSystem::fromFile(fs::path(PROCGEN_SOURCE_DIR) / "examples/lsystems/hilbert3d.l");
   for (int n : {2, 3}) {
     SCOPED_TRACE(n);
-    DeriveOptions d;
-    d.iterations = n;
-    InterpretOptions o;
-    o.view = l.view();
-    Geometry g = interpret(l, derive(l, d), o);
+    Geometry g = drawModel(l, n);
     const size_t points = size_t{1} << (3 * n);
     ASSERT_EQ(g.segments.size(), points - 1);
     expectConnected(g);

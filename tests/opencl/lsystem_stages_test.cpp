@@ -19,34 +19,17 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
+#include "common/brackets.hpp"
+#include "common/lsystem_helpers.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
-#include "procgen/opencl.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-#define PROCGEN_SKIP_WITHOUT_OPENCL()                                              \
-  do {                                                                             \
-    if (procgen::openclDevices().empty()) GTEST_SKIP() << procgen::openclStatus(); \
-  } while (0)
-
-std::vector<uint8_t> randomBrackets(std::mt19937& rng, uint64_t n, int open_pct, int close_pct, bool balanced) {
-  std::vector<uint8_t> s(n);
-  int64_t depth = 0;
-  std::uniform_int_distribution<int> d(0, 99);
-  for (uint64_t i = 0; i < n; ++i) {
-    const int r = d(rng);
-    uint8_t c = r < open_pct ? '[' : r < open_pct + close_pct ? ']' : 'A';
-    if (balanced && c == ']' && depth == 0) c = 'A';
-    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
-    s[i] = c;
-  }
-  return s;
-}
 
 TEST(OpenCLStages, BracketPartnersMatchSerial) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
@@ -56,8 +39,9 @@ TEST(OpenCLStages, BracketPartnersMatchSerial) {
       // random balanced, random unbalanced, deep (mostly opens), many closes
       const int open = shape == 2 ? 70 : shape == 3 ? 20 : 25;
       const int close = shape == 2 ? 5 : shape == 3 ? 45 : 25;
-      const std::vector<uint8_t> s = randomBrackets(rng, n, open, close, shape == 0);
-      std::vector<int64_t> want(n, -7), got(n, -7);
+      const std::vector<uint8_t> s = procgen::test::randomBrackets(rng, n, {open, close, shape == 0});
+      std::vector<int64_t> want(n, -7);
+      std::vector<int64_t> got = procgen::test::poisoned<int64_t>(n);
       procgen::detail::bracketPartnersSerial(s.data(), n, want.data());
       procgen::detail::bracketPartnersOpenCL(s.data(), n, got.data());
       for (uint64_t i = 0; i < n; ++i) {
@@ -70,7 +54,8 @@ TEST(OpenCLStages, BracketPartnersMatchSerial) {
   // Deep nesting: [[[[...]]]] of 2 x 100000.
   std::vector<uint8_t> deep(200000);
   for (size_t i = 0; i < deep.size(); ++i) deep[i] = i < deep.size() / 2 ? '[' : ']';
-  std::vector<int64_t> want(deep.size()), got(deep.size());
+  std::vector<int64_t> want(deep.size());
+  std::vector<int64_t> got = procgen::test::poisoned<int64_t>(deep.size());
   procgen::detail::bracketPartnersSerial(deep.data(), deep.size(), want.data());
   procgen::detail::bracketPartnersOpenCL(deep.data(), deep.size(), got.data());
   EXPECT_EQ(got, want);
@@ -84,56 +69,24 @@ class ChunkOverride {
 
 TEST(OpenCLStages, TinyWorkItemChunksDeriveIdentically) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
-  const fs::path dir = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems";
   int checked = 0;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() != ".l") continue;
-    const procgen::LSystem lsystem = procgen::LSystem::fromFile(e.path());
+  for (const fs::path& file : procgen::test::exampleModels()) {
+    const procgen::LSystem lsystem = procgen::LSystem::fromFile(file);
     // The largest n (up to the file's) whose string stays small.
-    int n = lsystem.derivationLength();
+    const int n = procgen::test::largestIterationsWithin(lsystem, lsystem.derivationLength(), 20000);
     procgen::DeriveOptions options;
-    options.max_modules = 20000;
-    procgen::ModuleString want;
-    for (; n > 0; --n) {
-      options.iterations = n;
-      try {
-        want = procgen::derive(lsystem, options);
-        break;
-      } catch (const procgen::ResourceError&) {
-      }
-    }
-    options.max_modules = 0;
+    options.iterations = n;
+    const procgen::ModuleString want = procgen::derive(lsystem, options);
     options.execution.backend = procgen::Backend::kOpenCL;
     for (uint64_t chunk : {1, 3, 7}) {
-      SCOPED_TRACE(e.path().filename().string() + " n=" + std::to_string(n) + " chunk=" + std::to_string(chunk));
+      SCOPED_TRACE(file.filename().string() + " n=" + std::to_string(n) + " chunk=" + std::to_string(chunk));
       ChunkOverride scope(chunk);
       const procgen::ModuleString got = procgen::derive(lsystem, options);
-      ASSERT_EQ(got.symbols, want.symbols);
-      ASSERT_EQ(got.param_offsets, want.param_offsets);
-      ASSERT_EQ(got.params.size(), want.params.size());
-      for (size_t k = 0; k < got.params.size(); ++k)
-        ASSERT_EQ(std::memcmp(&got.params[k], &want.params[k], 4), 0) << "param " << k;
+      ASSERT_EQ(procgen::test::compareStrings(got, want), "");
       ++checked;
     }
   }
   EXPECT_GT(checked, 10);
-}
-
-/// Random module string over "AB[]%" with nesting, sometimes unbalanced.
-procgen::ModuleString randomCutString(std::mt19937& rng, uint64_t n, bool parametric, int deep_pct) {
-  procgen::ModuleString s;
-  s.clear(parametric);
-  std::uniform_int_distribution<int> d(0, 99);
-  for (uint64_t i = 0; i < n; ++i) {
-    const int r = d(rng);
-    const uint8_t c = r < deep_pct ? '[' : r < 40 ? ']' : r < 46 ? '%' : r < 75 ? 'A' : 'B';
-    s.symbols.push_back(c);
-    if (parametric) {
-      for (int k = 0; k < (c == 'A' ? 2 : c == 'B' ? 1 : 0); ++k) s.params.push_back(static_cast<float>(i) + 0.25f * k);
-      s.param_offsets.push_back(s.params.size());
-    }
-  }
-  return s;
 }
 
 TEST(OpenCLStages, CutMatchesSerial) {
@@ -142,16 +95,14 @@ TEST(OpenCLStages, CutMatchesSerial) {
   for (uint64_t n : {0, 1, 2, 5, 31, 33, 1000, 100000}) {
     for (bool parametric : {false, true}) {
       for (int deep_pct : {20, 35}) {
-        const procgen::ModuleString s = randomCutString(rng, n, parametric, deep_pct);
+        const procgen::ModuleString s = procgen::test::randomCutString(rng, n, parametric, deep_pct);
         procgen::ModuleString want = s, got = s;
         const bool want_removed = procgen::detail::cutBranches(want);
         const bool got_removed = procgen::detail::cutBranchesOpenCL(got);
         SCOPED_TRACE("n=" + std::to_string(n) + " parametric=" + std::to_string(parametric) +
                      " deep=" + std::to_string(deep_pct));
         EXPECT_EQ(got_removed, want_removed);
-        ASSERT_EQ(got.symbols, want.symbols);
-        ASSERT_EQ(got.param_offsets, want.param_offsets);
-        ASSERT_EQ(got.params, want.params);
+        ASSERT_EQ(procgen::test::compareStrings(got, want), "");
       }
     }
   }
@@ -168,7 +119,7 @@ TEST(OpenCLStages, CutMatchesSerial) {
 
 TEST(OpenCLStages, ResidentDerivationReportsLikeTheHostDriver) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
-  const fs::path dir = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems";
+  const fs::path dir = procgen::test::examplesDir();
   for (const char* name : {"plant-context.l", "koch-island.l", "tree-3d.l"}) {
     SCOPED_TRACE(name);
     const procgen::LSystem lsystem = procgen::LSystem::fromFile(dir / name);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/backends.hpp"
 #include "opencl/kernel_sources.hpp"
 #include "opencl/runtime.hpp"
 #include "procgen/opencl.hpp"
@@ -18,11 +19,6 @@
 namespace {
 
 using procgen::opencl::Context;
-
-#define PROCGEN_SKIP_WITHOUT_OPENCL()                                          \
-  do {                                                                         \
-    if (procgen::openclDevices().empty()) GTEST_SKIP() << procgen::openclStatus(); \
-  } while (0)
 
 bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

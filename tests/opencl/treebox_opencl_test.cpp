@@ -29,6 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
+#include "common/box_tree_reference.hpp"
+#include "common/brackets.hpp"
 #include "common/cli_run.hpp"
 #include "opencl/runtime.hpp"
 #include "procgen/opencl.hpp"
@@ -41,11 +44,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using treebox_detail::OpenCLMatchShape;
-
-#define PROCGEN_SKIP_WITHOUT_OPENCL()                              \
-  do {                                                             \
-    if (openclDevices().empty()) GTEST_SKIP() << openclStatus();   \
-  } while (0)
 
 // The kernels build with -Werror and an empty warning log, with every option
 // set the host uses (and the L-system kernel that shares opencl/min_tree.h).
@@ -68,27 +66,7 @@ TEST(OpenCLTreebox, KernelsBuildWithoutWarnings) {
 
 // ---- parentheses ----------------------------------------------------------
 
-struct Reference {
-  std::vector<int64_t> out;
-  MatchStats stats;
-};
-
-// Figure 1 of the paper: the textbook stack.
-Reference textbook(const std::vector<uint8_t>& s, uint8_t open, uint8_t close) {
-  Reference r;
-  r.out.resize(s.size());
-  std::vector<int64_t> stack;
-  for (size_t i = 0; i < s.size(); ++i) {
-    r.out[i] = stack.empty() ? -1 : stack.back();
-    if (s[i] == open) stack.push_back(static_cast<int64_t>(i));
-    else if (s[i] == close && !stack.empty()) stack.pop_back();
-    else if (s[i] == close) ++r.stats.unmatched_close;
-    r.stats.max_depth = std::max<uint64_t>(r.stats.max_depth, stack.size());
-  }
-  r.stats.elements = s.size();
-  r.stats.unmatched_open = stack.size();
-  return r;
-}
+using Reference = test::MatchReference;
 
 enum Shape { kRandom, kUnbalanced, kDeep, kFlat, kPlain, kCloses, kSawtooth };
 const char* const kShapeNames[] = {"random", "unbalanced", "deep", "flat", "plain", "closes", "sawtooth"};
@@ -128,7 +106,7 @@ std::vector<uint8_t> sequence(Shape shape, uint64_t n, uint32_t seed) {
 
 template <typename Index>
 MatchStats runOpenCL(const std::vector<uint8_t>& s, OpenCLMatchShape shape, std::vector<Index>& out) {
-  out.assign(s.size(), static_cast<Index>(0x5a5a5a5a));
+  out = test::poisoned<Index>(s.size());
   return treebox_detail::matchParensOpenCL(s.data(), s.size(), '(', ')', out.data(), -1, true, shape);
 }
 
@@ -145,7 +123,7 @@ void expectParity(const std::vector<uint8_t>& s, OpenCLMatchShape shape, bool te
   const MatchStats want_stats =
       treebox_detail::matchParensSerial(s.data(), s.size(), '(', ')', want.data(), true);
   if (textbook_too) {
-    const Reference ref = textbook(s, '(', ')');
+    const Reference ref = test::textbookMatch(s, '(', ')');
     ASSERT_EQ(want, ref.out) << "serial disagrees with the textbook stack";
     expectStats(want_stats, ref.stats);
   }
@@ -223,7 +201,7 @@ TEST(OpenCLTreebox, PublicEntryPoints) {
   const Execution ex{Backend::kOpenCL, 0, -1};
   std::vector<uint8_t> s = sequence(kUnbalanced, 100000, 3);
   for (auto& c : s) c = c == '(' ? '[' : c == ')' ? ']' : c;
-  const Reference ref = textbook(s, '[', ']');
+  const Reference ref = test::textbookMatch(s, '[', ']');
   std::vector<int64_t> out(s.size(), 77);
   matchBrackets(s.data(), s.size(), '[', ']', out.data(), ex);
   EXPECT_EQ(out, ref.out);
@@ -241,65 +219,15 @@ TEST(OpenCLTreebox, PublicEntryPoints) {
 
 // ---- tree bounding boxes --------------------------------------------------
 
-// The recursive reference of tests/treebox/tree_bbox_test.cpp (clip regions
-// passed down, leaf unions returned up), written with an explicit stack so
-// the deep chains below do not overflow the call stack.
-Box3 inter(const Box3& a, const Box3& b) {
-  Box3 r{{std::max(a.min.x, b.min.x), std::max(a.min.y, b.min.y), std::max(a.min.z, b.min.z)},
-         {std::min(a.max.x, b.max.x), std::min(a.max.y, b.max.y), std::min(a.max.z, b.max.z)}};
-  return r.empty() ? emptyBox() : r;
-}
-
-Box3 unite(const Box3& a, const Box3& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return Box3{{std::min(a.min.x, b.min.x), std::min(a.min.y, b.min.y), std::min(a.min.z, b.min.z)},
-              {std::max(a.max.x, b.max.x), std::max(a.max.y, b.max.y), std::max(a.max.z, b.max.z)}};
-}
-
-std::vector<Box3> reference(const Scene& s) {
-  std::vector<Box3> out(s.size());
-  struct Frame {
-    size_t open;
-    Box3 clip, acc;
-  };
-  const Box3 all{{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
-  std::vector<Frame> stack;  // explicit stack: deep chains would overflow a recursion
-  Box3 clip = all, acc = emptyBox();
-  for (size_t i = 0; i < s.size(); ++i) {
-    switch (s.kinds[i]) {
-      case SceneNodeKind::kLeaf:
-        out[i] = inter(s.boxes[i], clip);
-        acc = unite(acc, out[i]);
-        break;
-      case SceneNodeKind::kClip:
-      case SceneNodeKind::kBlend:
-        stack.push_back({i, clip, acc});
-        if (s.kinds[i] == SceneNodeKind::kClip) clip = inter(s.boxes[i], clip);
-        acc = emptyBox();
-        break;
-      case SceneNodeKind::kEnd: {
-        Frame f = stack.back();
-        stack.pop_back();
-        out[f.open] = s.kinds[f.open] == SceneNodeKind::kClip ? clip : acc;
-        out[i] = out[f.open];
-        clip = f.clip;
-        acc = unite(f.acc, acc);
-        break;
-      }
-    }
-  }
-  return out;
-}
+using test::referenceBoxes;
 
 bool sameBits(const Box3& a, const Box3& b) { return std::memcmp(&a, &b, sizeof(Box3)) == 0; }
 
-void expectBoxes(const Scene& scene, OpenCLMatchShape shape) {
-  const std::vector<Box3> ref = reference(scene);
-  std::vector<Box3> serial(scene.size()), got(scene.size());
+void expectBoxes(const BoxTree& scene, OpenCLMatchShape shape) {
+  const std::vector<Box3> ref = referenceBoxes(scene);
+  std::vector<Box3> serial = test::poisoned<Box3>(scene.size());
   treebox_detail::treeBBoxSerial(scene, serial.data());
-  const Box3 poison{{1234.5f, 1234.5f, 1234.5f}, {-1.f, -1.f, -1.f}};
-  std::fill(got.begin(), got.end(), poison);
+  std::vector<Box3> got = test::poisoned<Box3>(scene.size());
   treebox_detail::treeBBoxOpenCL(scene, got.data(), -1, shape);
   for (size_t i = 0; i < scene.size(); ++i) {
     ASSERT_TRUE(ref[i] == serial[i]) << "serial vs reference, element " << i;
@@ -312,7 +240,7 @@ TEST(OpenCLTreebox, BBoxRandomScenesMatchReferenceAndSerial) {
   for (uint64_t n : {1, 2, 3, 10, 31, 32, 33, 100, 1025, 5000, 100000, 300001}) {
     for (int dims : {2, 3}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " dims=" + std::to_string(dims));
-      const Scene scene = randomScene(n, n * 3 + dims, dims);
+      const BoxTree scene = randomBoxTree(n, n * 3 + dims, dims);
       expectBoxes(scene, {});
       if (n <= 5000)
         for (const NamedShape& ns : kTinyShapes) expectBoxes(scene, ns.shape);
@@ -326,7 +254,7 @@ TEST(OpenCLTreebox, BBoxRandomScenesMatchReferenceAndSerial) {
 TEST(OpenCLTreebox, BBoxDeepNesting) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   for (uint64_t depth : {1, 2, 3, 100, 5000, 70000}) {
-    Scene s;
+    BoxTree s;
     std::mt19937 rng(static_cast<uint32_t>(depth));
     std::uniform_real_distribution<float> u(0, 1000);
     auto box = [&] {
@@ -335,15 +263,15 @@ TEST(OpenCLTreebox, BBoxDeepNesting) {
     };
     for (uint64_t d = 0; d < depth; ++d) {
       const bool clip = d % 3 != 1;
-      s.kinds.push_back(clip ? SceneNodeKind::kClip : SceneNodeKind::kBlend);
+      s.kinds.push_back(clip ? BoxTreeNodeKind::kClip : BoxTreeNodeKind::kBlend);
       const float x0 = d % 7 == 6 ? 3000.f : 0.001f * static_cast<float>(d);  // 3000: disjoint, empty below
       s.boxes.push_back(clip ? Box3{{x0, -1.f, 0}, {2000.f - 0.001f * static_cast<float>(d), 2000.f, 0}}
                              : Box3{});
-      s.kinds.push_back(SceneNodeKind::kLeaf);
+      s.kinds.push_back(BoxTreeNodeKind::kLeaf);
       s.boxes.push_back(box());
     }
     for (uint64_t d = 0; d < depth; ++d) {
-      s.kinds.push_back(SceneNodeKind::kEnd);
+      s.kinds.push_back(BoxTreeNodeKind::kEnd);
       s.boxes.push_back(Box3{});
     }
     SCOPED_TRACE("depth=" + std::to_string(depth));
@@ -355,7 +283,7 @@ TEST(OpenCLTreebox, BBoxDeepNesting) {
 TEST(OpenCLTreebox, BBoxRejectsWhatSerialRejects) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   const Execution ex{Backend::kOpenCL, 0, -1};
-  auto message = [](const Scene& s, const Execution& e) -> std::string {
+  auto message = [](const BoxTree& s, const Execution& e) -> std::string {
     std::vector<Box3> out(s.size());
     try {
       treeBoundingBoxes(s, out.data(), e);
@@ -364,18 +292,18 @@ TEST(OpenCLTreebox, BBoxRejectsWhatSerialRejects) {
     }
     return "no exception";
   };
-  Scene base = parseScene("blend {\n clip 0 0 5 5 {\n  leaf 0 0 1 1\n }\n leaf 1 1 2 2\n}\n");
-  Scene unclosed = base;  // drop the last two ends: the clip at 1 is the innermost unclosed group
+  BoxTree base = parseBoxTree("blend {\n clip 0 0 5 5 {\n  leaf 0 0 1 1\n }\n leaf 1 1 2 2\n}\n");
+  BoxTree unclosed = base;  // drop the last two ends: the clip at 1 is the innermost unclosed group
   unclosed.kinds.resize(unclosed.size() - 3);
   unclosed.boxes.resize(unclosed.size());
-  Scene extra_end = base;
-  extra_end.kinds.insert(extra_end.kinds.begin() + 1, SceneNodeKind::kEnd);
+  BoxTree extra_end = base;
+  extra_end.kinds.insert(extra_end.kinds.begin() + 1, BoxTreeNodeKind::kEnd);
   extra_end.boxes.insert(extra_end.boxes.begin() + 1, Box3{});
-  extra_end.kinds.insert(extra_end.kinds.begin() + 1, SceneNodeKind::kEnd);
+  extra_end.kinds.insert(extra_end.kinds.begin() + 1, BoxTreeNodeKind::kEnd);
   extra_end.boxes.insert(extra_end.boxes.begin() + 1, Box3{});
-  Scene bad_kind = base;
-  bad_kind.kinds[2] = static_cast<SceneNodeKind>(9);
-  for (const Scene* s : {&unclosed, &extra_end, &bad_kind}) {
+  BoxTree bad_kind = base;
+  bad_kind.kinds[2] = static_cast<BoxTreeNodeKind>(9);
+  for (const BoxTree* s : {&unclosed, &extra_end, &bad_kind}) {
     const std::string want = message(*s, Execution{});
     EXPECT_NE(want, "no exception");
     EXPECT_EQ(message(*s, ex), want);

@@ -74,17 +74,33 @@ TEST_F(CliTreebox, ExitCodes) {
   EXPECT_EQ(runProcgen("parens --random 10 --backend opencl", err), procgen::openclDevices().empty() ? 3 : 0);
   EXPECT_EQ(runProcgen("parens --random 10 -o " + (dir_ / "no/such/dir/out").string(), err), 4);
 
-  std::ofstream(dir_ / "bad.scene") << "blend {\n  leaf 0 0 x 1\n}\n";
-  EXPECT_EQ(runProcgen("bbox " + (dir_ / "bad.scene").string(), err), 2);
+  std::ofstream(dir_ / "bad.boxtree") << "blend {\n  leaf 0 0 x 1\n}\n";
+  EXPECT_EQ(runProcgen("bbox " + (dir_ / "bad.boxtree").string(), err), 2);
   std::string e = slurp(err);
-  EXPECT_NE(e.find("bad.scene:2:12: error:"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad.boxtree:2:12: error:"), std::string::npos) << e;
 }
 
 TEST_F(CliTreebox, BBoxOutput) {
-  std::ofstream(dir_ / "s.scene") << "clip 0 0 10 10 {\n  leaf 5 5 20 20\n}\nblend {\n}\n";
-  fs::path out = dir_ / "boxes.txt", err = dir_ / "err.txt";
-  ASSERT_EQ(runProcgen("bbox " + (dir_ / "s.scene").string() + " -o " + out.string(), err), 0) << slurp(err);
-  EXPECT_EQ(slurp(out), "clip 0 0 10 10\nleaf 5 5 10 10\nend 0 0 10 10\nblend empty\nend empty\n");
+  const std::string text = "clip 0 0 10 10 {\n  leaf 5 5 20 20\n}\nblend {\n}\n";
+  // The format was called the treebox "scene" format before; files named
+  // *.scene and the option --write-scene are still accepted.
+  for (const std::string name : {"s.boxtree", "s.scene"}) {
+    SCOPED_TRACE(name);
+    std::ofstream(dir_ / name) << text;
+    fs::path out = dir_ / "boxes.txt", err = dir_ / "err.txt", tree = dir_ / "tree.txt", old = dir_ / "old.txt";
+    ASSERT_EQ(runProcgen("bbox " + (dir_ / name).string() + " -o " + out.string() + " --write-tree " +
+                             tree.string(),
+                         err),
+              0)
+        << slurp(err);
+    EXPECT_EQ(slurp(out), "clip 0 0 10 10\nleaf 5 5 10 10\nend 0 0 10 10\nblend empty\nend empty\n");
+    EXPECT_EQ(slurp(tree), "clip 0 0 10 10 {\n  leaf 5 5 20 20\n}\nblend {\n}\n");
+    ASSERT_EQ(runProcgen("bbox " + (dir_ / name).string() + " -o " + out.string() + " --write-scene " + old.string(),
+                         err),
+              0)
+        << slurp(err);
+    EXPECT_EQ(slurp(old), slurp(tree));
+  }
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
+#include "common/brackets.hpp"
 #include "procgen/error.hpp"
 #include "procgen/opencl.hpp"
 #include "procgen/treebox.hpp"
@@ -17,55 +19,28 @@
 namespace procgen {
 namespace {
 
-struct Reference {
-  std::vector<int64_t> out;
-  MatchStats stats;
-};
+using test::BracketMix;
+using test::MatchReference;
+using test::Variant;
 
-Reference textbook(const std::vector<uint8_t>& s, uint8_t open, uint8_t close) {
-  Reference r;
-  r.out.resize(s.size());
-  std::vector<int64_t> stack;
-  for (size_t i = 0; i < s.size(); ++i) {
-    r.out[i] = stack.empty() ? -1 : stack.back();
-    if (s[i] == open) {
-      stack.push_back(static_cast<int64_t>(i));
-    } else if (s[i] == close) {
-      if (stack.empty()) ++r.stats.unmatched_close;
-      else stack.pop_back();
-    }
-    r.stats.max_depth = std::max<uint64_t>(r.stats.max_depth, stack.size());
-  }
-  r.stats.elements = s.size();
-  r.stats.unmatched_open = stack.size();
-  return r;
-}
-
-struct Config {
-  std::string name;
-  Backend backend;
-  int threads;
-  uint64_t chunk;  // 0: the public entry point's default
-};
-
-std::vector<Config> configs() {
-  std::vector<Config> c = {{"serial", Backend::kSerial, 1, 0}};
-  for (uint64_t chunk : {1, 3, 1024, 1025})
-    c.push_back({"serial_chunk" + std::to_string(chunk), Backend::kSerial, 1, chunk});
-#if PROCGEN_HAVE_TBB
-  for (int t : {1, 2, 7}) c.push_back({"cpu_t" + std::to_string(t), Backend::kCpu, t, 0});
-  for (uint64_t chunk : {1, 2, 3, 7, 64, 1023, 1024, 1025, 5000})
-    for (int t : {1, 2, 7})
-      c.push_back({"cpu_t" + std::to_string(t) + "_chunk" + std::to_string(chunk), Backend::kCpu,
-                   t, chunk});
-#endif
+/// serial and cpu×1/2/7 through the public entry point, then the chunked
+/// stages with forced chunk sizes (serial too: it matches chunk by chunk).
+/// opencl has its own suite (tests/opencl/treebox_opencl_test.cpp).
+std::vector<Variant> configs() {
+  std::vector<Variant> c;
+  for (const Variant& v : test::availableVariants())
+    if (v.backend != Backend::kOpenCL) c.push_back(v);
+  for (uint64_t chunk : {1, 3, 1024, 1025}) c.push_back(test::makeVariant(Backend::kSerial, 1, chunk));
+  if (backendAvailable(Backend::kCpu))
+    for (uint64_t chunk : {1, 2, 3, 7, 64, 1023, 1024, 1025, 5000})
+      for (int t : {1, 2, 7}) c.push_back(test::makeVariant(Backend::kCpu, t, chunk));
   return c;
 }
 
 template <typename Index>
-MatchStats run(const Config& cfg, const std::vector<uint8_t>& s, uint8_t open, uint8_t close,
+MatchStats run(const Variant& cfg, const std::vector<uint8_t>& s, uint8_t open, uint8_t close,
                std::vector<Index>& out) {
-  out.assign(s.size(), static_cast<Index>(0x5a5a5a5a));  // poison: unwritten elements fail
+  out = test::poisoned<Index>(s.size());  // unwritten elements fail
   if (cfg.backend == Backend::kSerial && cfg.chunk != 0)
     return treebox_detail::matchParensSerial(s.data(), s.size(), open, close, out.data(), true,
                                              cfg.chunk);
@@ -79,8 +54,8 @@ MatchStats run(const Config& cfg, const std::vector<uint8_t>& s, uint8_t open, u
 }
 
 void expectMatches(const std::vector<uint8_t>& s, uint8_t open = '(', uint8_t close = ')') {
-  Reference ref = textbook(s, open, close);
-  for (const Config& cfg : configs()) {
+  MatchReference ref = test::textbookMatch(s, open, close);
+  for (const Variant& cfg : configs()) {
     SCOPED_TRACE(cfg.name + " n=" + std::to_string(s.size()));
     std::vector<int32_t> out32;
     MatchStats st = run(cfg, s, open, close, out32);
@@ -99,16 +74,9 @@ void expectMatches(const std::vector<uint8_t>& s, uint8_t open = '(', uint8_t cl
   }
 }
 
-// Random sequence over '(' ')' and 'x' with the given weights.
-std::vector<uint8_t> randomSeq(size_t n, uint32_t seed, double p_open, double p_close) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<uint8_t> s(n);
-  for (auto& c : s) {
-    double r = u(rng);
-    c = r < p_open ? '(' : (r < p_open + p_close ? ')' : 'x');
-  }
-  return s;
+// Random sequence over '(' ')' and 'x' with the given percentages.
+std::vector<uint8_t> randomSeq(size_t n, uint32_t seed, int open_pct, int close_pct) {
+  return test::randomBrackets(seed, n, BracketMix{open_pct, close_pct, false, '(', ')', 'x'});
 }
 
 std::vector<uint8_t> fromText(const std::string& t) { return std::vector<uint8_t>(t.begin(), t.end()); }
@@ -130,19 +98,19 @@ TEST(MatchParens, EmptyAndTiny) {
 }
 
 TEST(MatchParens, RandomManyLengths) {
-  for (size_t n = 0; n < 200; ++n) expectMatches(randomSeq(n, 17u + n, 0.4, 0.4));
+  for (size_t n = 0; n < 200; ++n) expectMatches(randomSeq(n, 17u + n, 40, 40));
 }
 
 TEST(MatchParens, RandomAroundChunkAndBlockSizes) {
   const size_t block = static_cast<size_t>(treebox_detail::kBlock);
   for (size_t n : {block - 1, block, block + 1, 2 * block + 3, size_t{5000}, size_t{65535},
                    size_t{65536}, size_t{65537}, size_t{140000}})
-    expectMatches(randomSeq(n, static_cast<uint32_t>(n), 0.5, 0.5));
+    expectMatches(randomSeq(n, static_cast<uint32_t>(n), 50, 50));
 }
 
 TEST(MatchParens, Unbalanced) {
-  expectMatches(randomSeq(3000, 1, 0.3, 0.6));  // mostly closes
-  expectMatches(randomSeq(3000, 2, 0.6, 0.3));  // mostly opens
+  expectMatches(randomSeq(3000, 1, 30, 60));  // mostly closes
+  expectMatches(randomSeq(3000, 2, 60, 30));  // mostly opens
   expectMatches(fromText(std::string(2500, ')') + std::string(2500, '(')));
 }
 
@@ -173,7 +141,7 @@ TEST(MatchParens, RunsOfEightEqualBrackets) {
         case 3: s += std::string(8 + rng() % 8, ')'); break;
         case 4: s += ")))))))))((((((((("; break;
         default: {
-          std::vector<uint8_t> mix = randomSeq(1 + rng() % 20, static_cast<uint32_t>(rng()), 0.45, 0.45);
+          std::vector<uint8_t> mix = randomSeq(1 + rng() % 20, static_cast<uint32_t>(rng()), 45, 45);
           s.append(mix.begin(), mix.end());
         }
       }
@@ -193,7 +161,7 @@ TEST(MatchParens, NonConsecutiveAndMixedOpenLists) {
   s2 += std::string(2000, ')');
   s3 = std::string(1500, '(') + s1.substr(0, 2000) + std::string(1200, '(');
   std::vector<uint8_t> mixed = fromText(s3);
-  std::vector<uint8_t> noise = randomSeq(3000, 11, 0.5, 0.5);
+  std::vector<uint8_t> noise = randomSeq(3000, 11, 50, 50);
   mixed.insert(mixed.end(), noise.begin(), noise.end());
   std::string closes(5000, ')');
   mixed.insert(mixed.end(), closes.begin(), closes.end());
@@ -204,19 +172,19 @@ TEST(MatchParens, NonConsecutiveAndMixedOpenLists) {
 
 TEST(MatchParens, OnlyPlainElements) {
   expectMatches(fromText(std::string(3000, 'x')));
-  expectMatches(randomSeq(3000, 3, 0.0, 0.0));
+  expectMatches(randomSeq(3000, 3, 0, 0));
 }
 
 TEST(MatchParens, OtherSymbolsAndKinds) {
-  std::vector<uint8_t> s = randomSeq(4000, 9, 0.3, 0.3);
+  std::vector<uint8_t> s = randomSeq(4000, 9, 30, 30);
   for (auto& c : s) c = c == '(' ? '[' : (c == ')' ? ']' : c);
   expectMatches(s, '[', ']');
 
-  Reference ref = textbook(s, '[', ']');
+  MatchReference ref = test::textbookMatch(s, '[', ']');
   std::vector<ParenKind> kinds(s.size());
   for (size_t i = 0; i < s.size(); ++i)
     kinds[i] = s[i] == '[' ? ParenKind::kOpen : (s[i] == ']' ? ParenKind::kClose : ParenKind::kOther);
-  for (const Config& cfg : configs()) {
+  for (const Variant& cfg : configs()) {
     if (cfg.chunk != 0) continue;
     Execution ex{cfg.backend, cfg.threads};
     std::vector<int64_t> out(s.size(), 77);
@@ -232,7 +200,7 @@ TEST(MatchParens, OtherSymbolsAndKinds) {
 TEST(MatchParens, RandomGeneratorHasNoUnmatchedClose) {
   std::vector<uint8_t> s(10000);
   randomParentheses(s.size(), 5, 0.5, s.data());
-  Reference ref = textbook(s, '(', ')');
+  MatchReference ref = test::textbookMatch(s, '(', ')');
   EXPECT_EQ(ref.stats.unmatched_close, 0u);
   std::vector<uint8_t> again(s.size());
   randomParentheses(again.size(), 5, 0.5, again.data());

@@ -1,5 +1,6 @@
-// Tree bounding boxes against a recursive reference written here (clip regions
-// passed down as arguments, leaf unions returned up), and the scene format.
+// Tree bounding boxes against the reference of tests/common/box_tree_reference.hpp
+// (clip regions passed down, leaf unions returned up) on every backend variant,
+// and the box tree format.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
+#include "common/box_tree_reference.hpp"
 #include "procgen/error.hpp"
 #include "procgen/treebox.hpp"
 #include "treebox/match_internal.hpp"
@@ -16,59 +19,10 @@
 namespace procgen {
 namespace {
 
-Box3 inter(const Box3& a, const Box3& b) {
-  Box3 r{{std::max(a.min.x, b.min.x), std::max(a.min.y, b.min.y), std::max(a.min.z, b.min.z)},
-         {std::min(a.max.x, b.max.x), std::min(a.max.y, b.max.y), std::min(a.max.z, b.max.z)}};
-  return r.empty() ? emptyBox() : r;
-}
-
-Box3 unite(const Box3& a, const Box3& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return Box3{{std::min(a.min.x, b.min.x), std::min(a.min.y, b.min.y), std::min(a.min.z, b.min.z)},
-              {std::max(a.max.x, b.max.x), std::max(a.max.y, b.max.y), std::max(a.max.z, b.max.z)}};
-}
-
-// Visits the children starting at `i` until the group's end; returns the union
-// of the leaves below and leaves `i` at the end element (or n).
-Box3 visit(const Scene& s, size_t& i, const Box3& clip, std::vector<Box3>& out) {
-  Box3 acc = emptyBox();
-  while (i < s.size() && s.kinds[i] != SceneNodeKind::kEnd) {
-    size_t self = i;
-    switch (s.kinds[i]) {
-      case SceneNodeKind::kLeaf:
-        out[i] = inter(s.boxes[i], clip);
-        acc = unite(acc, out[i]);
-        ++i;
-        break;
-      case SceneNodeKind::kClip:
-      case SceneNodeKind::kBlend: {
-        bool is_clip = s.kinds[i] == SceneNodeKind::kClip;
-        Box3 inner = is_clip ? inter(s.boxes[i], clip) : clip;
-        ++i;
-        Box3 leaves = visit(s, i, inner, out);
-        out[self] = is_clip ? inner : leaves;
-        out[i] = out[self];  // the end element
-        ++i;
-        acc = unite(acc, leaves);
-        break;
-      }
-      default: break;
-    }
-  }
-  return acc;
-}
-
-std::vector<Box3> reference(const Scene& s) {
-  std::vector<Box3> out(s.size());
-  size_t i = 0;
-  Box3 all{{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
-  visit(s, i, all, out);
-  return out;
-}
+using test::referenceBoxes;
 
 TEST(TreeBBox, HandDerived) {
-  Scene s = parseScene(
+  BoxTree s = parseBoxTree(
       "clip 0 0 10 10 {\n"
       "  leaf 5 5 20 20\n"
       "  blend {\n"
@@ -93,14 +47,14 @@ TEST(TreeBBox, HandDerived) {
 TEST(TreeBBox, RandomScenesMatchRecursiveReference) {
   for (int dims : {2, 3}) {
     for (uint64_t n : {0, 1, 2, 10, 100, 1000, 20000}) {
-      Scene s = randomScene(n, 100 + n, dims);
+      BoxTree s = randomBoxTree(n, 100 + n, dims);
       ASSERT_EQ(s.size(), n);
-      std::vector<Box3> ref = reference(s);
-      for (Backend b : {Backend::kSerial, Backend::kCpu}) {
-        if (!backendAvailable(b)) continue;
-        std::vector<Box3> out(n, Box3{{7, 7, 7}, {7, 7, 7}});  // poison
-        treeBoundingBoxes(s, out.data(), Execution{b, 2});
-        for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], ref[i]) << "element " << i << " dims " << dims;
+      std::vector<Box3> ref = referenceBoxes(s);
+      for (const test::Variant& v : test::availableVariants()) {
+        std::vector<Box3> out = test::poisoned<Box3>(n);
+        treeBoundingBoxes(s, out.data(), v.execution());
+        for (uint64_t i = 0; i < n; ++i)
+          ASSERT_EQ(out[i], ref[i]) << "element " << i << " dims " << dims << " on " << v.name;
       }
     }
   }
@@ -110,30 +64,30 @@ TEST(TreeBBox, RandomScenesMatchRecursiveReference) {
 // The cpu stage with 1, 2 and 7 threads and tiny chunks, so that groups span
 // many chunks; deep nesting, flat scenes and random scenes.
 TEST(TreeBBox, CpuThreadsAndTinyChunksMatchRecursiveReference) {
-  std::vector<Scene> scenes;
+  std::vector<BoxTree> scenes;
   for (int dims : {2, 3})
-    for (uint64_t n : {1, 2, 7, 64, 999, 5000}) scenes.push_back(randomScene(n, 7 * n + dims, dims));
+    for (uint64_t n : {1, 2, 7, 64, 999, 5000}) scenes.push_back(randomBoxTree(n, 7 * n + dims, dims));
   // Deep: clip/blend groups nested 300 levels, a leaf at every level.
-  Scene deep = randomScene(0, 1, 2);
+  BoxTree deep = randomBoxTree(0, 1, 2);
   for (int side = 0; side < 2; ++side)
     for (int i = 0; i < 300; ++i) {
       if (side == 0) {
-        deep.kinds.push_back(i % 3 == 0 ? SceneNodeKind::kBlend : SceneNodeKind::kClip);
+        deep.kinds.push_back(i % 3 == 0 ? BoxTreeNodeKind::kBlend : BoxTreeNodeKind::kClip);
         deep.boxes.push_back(Box3{{float(i % 50), float(i % 40), 0}, {900.0f - i, 950.0f - i, 0}});
       } else {
-        deep.kinds.push_back(SceneNodeKind::kEnd);
+        deep.kinds.push_back(BoxTreeNodeKind::kEnd);
         deep.boxes.push_back(emptyBox());
       }
-      deep.kinds.push_back(SceneNodeKind::kLeaf);
+      deep.kinds.push_back(BoxTreeNodeKind::kLeaf);
       deep.boxes.push_back(Box3{{float(3 * i % 997), float(7 * i % 991), 0},
                                 {float(3 * i % 997) + 20, float(7 * i % 991) + 30, 0}});
     }
   scenes.push_back(deep);
-  for (const Scene& s : scenes) {
-    std::vector<Box3> ref = reference(s);
+  for (const BoxTree& s : scenes) {
+    std::vector<Box3> ref = referenceBoxes(s);
     for (int threads : {1, 2, 7})
       for (uint64_t chunk : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{16}, uint64_t{1000}, uint64_t{1} << 14}) {
-        std::vector<Box3> out(s.size(), Box3{{7, 7, 7}, {7, 7, 7}});  // poison
+        std::vector<Box3> out = test::poisoned<Box3>(s.size());
         treebox_detail::treeBBoxCpu(s, out.data(), threads, chunk);
         for (uint64_t i = 0; i < s.size(); ++i)
           ASSERT_EQ(out[i], ref[i]) << "element " << i << " of " << s.size() << ", threads "
@@ -143,7 +97,7 @@ TEST(TreeBBox, CpuThreadsAndTinyChunksMatchRecursiveReference) {
 }
 
 TEST(TreeBBox, CpuRejectsUnbalancedScenes) {
-  Scene s = parseScene("blend {\n leaf 0 0 1 1\n}\n");
+  BoxTree s = parseBoxTree("blend {\n leaf 0 0 1 1\n}\n");
   s.kinds.pop_back();
   s.boxes.pop_back();
   std::vector<Box3> out(s.size());
@@ -151,14 +105,14 @@ TEST(TreeBBox, CpuRejectsUnbalancedScenes) {
 }
 #endif
 
-TEST(SceneFormat, RoundTrip) {
+TEST(BoxTreeFormat, RoundTrip) {
   for (int dims : {2, 3}) {
-    Scene s = randomScene(500, 9, dims);
-    Scene back = parseScene(writeScene(s));
+    BoxTree s = randomBoxTree(500, 9, dims);
+    BoxTree back = parseBoxTree(writeBoxTree(s));
     EXPECT_EQ(back.dimensions, dims);
     ASSERT_EQ(back.kinds, s.kinds);
     for (size_t i = 0; i < s.size(); ++i) {
-      if (s.kinds[i] == SceneNodeKind::kLeaf || s.kinds[i] == SceneNodeKind::kClip) {
+      if (s.kinds[i] == BoxTreeNodeKind::kLeaf || s.kinds[i] == BoxTreeNodeKind::kClip) {
         EXPECT_EQ(back.boxes[i], s.boxes[i]);
       }
     }
@@ -167,16 +121,16 @@ TEST(SceneFormat, RoundTrip) {
 
 void expectParseError(const std::string& text, int line, int column) {
   try {
-    parseScene(text, "x.scene");
+    parseBoxTree(text, "x.boxtree");
     FAIL() << "no error for: " << text;
   } catch (const ParseError& e) {
     EXPECT_EQ(e.location().line, line) << e.what();
     EXPECT_EQ(e.location().column, column) << e.what();
-    EXPECT_NE(std::string(e.what()).find("x.scene:"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("x.boxtree:"), std::string::npos);
   }
 }
 
-TEST(SceneFormat, Errors) {
+TEST(BoxTreeFormat, Errors) {
   expectParseError("leaf 0 0 1\n", 1, 1);              // 3 numbers
   expectParseError("leaf 0 0 1 1\n  }\n", 2, 3);       // unmatched close
   expectParseError("blend {\n  clip 0 0 1 1 {\n}\n", 1, 1);  // never closed

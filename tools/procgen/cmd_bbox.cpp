@@ -1,4 +1,5 @@
-// procgen bbox: bounding boxes of a tree-structured scene (procgen/treebox.hpp).
+// procgen bbox: bounding boxes of a box tree, Levien's tree-structured scene
+// (procgen/treebox.hpp; text format `.boxtree`, docs/treebox.md).
 #include <memory>
 
 #include "cli.hpp"
@@ -9,12 +10,12 @@ namespace procgen::cli {
 namespace {
 
 struct BBoxOptions {
-  std::string scene;
+  std::string tree;
   CommandOutputs outputs;
   uint64_t random = 0;
   uint64_t seed = 1;
   int dimensions = 2;
-  std::string write_scene;
+  std::string write_tree;
   ExecutionOptions execution;
 };
 
@@ -22,31 +23,32 @@ void setupBBox(CLI::App& app) {
   auto o = std::make_shared<BBoxOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bbox",
-      "Bounding boxes of a scene of clip groups, blend groups and leaves (docs/treebox.md): "
+      "Bounding boxes of a box tree of clip groups, blend groups and leaves (docs/treebox.md): "
       "leaves and clips intersected with their clip ancestors, blends the union of their leaves");
-  auto* scene = cmd->add_option("SCENE", o->scene, "Scene text file");
-  auto* random = cmd->add_option("--random", o->random, "Use a random scene of N elements")
+  auto* tree = cmd->add_option("TREE", o->tree, "Box tree text file (.boxtree; any name is read)");
+  auto* random = cmd->add_option("--random", o->random, "Use a random box tree of N elements")
                      ->group("Input");
-  scene->excludes(random);
+  tree->excludes(random);
   cmd->add_option("--seed", o->seed, "Seed of --random")->capture_default_str()->group("Input");
   cmd->add_option("--dims", o->dimensions, "Dimensions of --random (2 or 3)")
       ->check(CLI::IsMember({2, 3}))
       ->capture_default_str()
       ->group("Input");
-  cmd->add_option("--write-scene", o->write_scene, "Also write the scene's text (e.g. of --random)")
+  cmd->add_option("--write-tree,--write-scene", o->write_tree,
+                  "Also write the box tree's text (e.g. of --random); --write-scene is the old name")
       ->group("Output");
   o->outputs.addOutputs(*cmd, "Write one line per element: kind and resulting box, or 'empty' ('-' = stdout)",
                         "-", "-o");
   o->execution.add(*cmd);
   cmd->callback([o, cmd] {
-    if (o->scene.empty() && cmd->count("--random") == 0)
-      throw CLI::ValidationError("bbox", "give SCENE or --random N");
+    if (o->tree.empty() && cmd->count("--random") == 0)
+      throw CLI::ValidationError("bbox", "give TREE or --random N");
     Execution ex = o->execution.resolve();
-    Scene s = o->scene.empty() ? randomScene(o->random, o->seed, o->dimensions) : readScene(o->scene);
+    BoxTree s = o->tree.empty() ? randomBoxTree(o->random, o->seed, o->dimensions) : readBoxTree(o->tree);
     std::unique_ptr<Box3[]> boxes(new Box3[s.size() == 0 ? 1 : s.size()]);
     treeBoundingBoxes(s, boxes.get(), ex);
-    if (!o->write_scene.empty()) writeOutput(o->write_scene, writeScene(s));
-    o->outputs.writeAll(writeSceneBoxes(s, boxes.get()));
+    if (!o->write_tree.empty()) writeOutput(o->write_tree, writeBoxTree(s));
+    o->outputs.writeAll(writeBoxTreeBoxes(s, boxes.get()));
   });
 }
 

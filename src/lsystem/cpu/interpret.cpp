@@ -33,9 +33,9 @@
 #include "common/large_buffer.hpp"
 #include "lsystem/cpu/interpret.hpp"
 
-#include <cassert>
 #include <vector>
 
+#include "common/assert.hpp"
 #include "lsystem/cpu/block_brackets.hpp"
 #include "cpu/executor.hpp"
 #include "lsystem/interpret_module.hpp"
@@ -113,8 +113,10 @@ class CpuInterpreter {
     for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
       const int a = action_[c];
       // countDrawSymbols and blockBrackets name the drawing and polygon symbols.
-      assert((a == PG_TURTLE_DRAW || a == PG_TURTLE_DRAW_SILENT) == (c == 'F' || c == 'G'));
-      assert((a == PG_TURTLE_POLYGON_BEGIN || a == PG_TURTLE_POLYGON_END) == (c == '{' || c == '}'));
+      PROCGEN_ASSERT((a == PG_TURTLE_DRAW || a == PG_TURTLE_DRAW_SILENT) == (c == 'F' || c == 'G'),
+                     "only F and G draw (countDrawSymbols)");
+      PROCGEN_ASSERT((a == PG_TURTLE_POLYGON_BEGIN || a == PG_TURTLE_POLYGON_END) == (c == '{' || c == '}'),
+                     "only { and } open and close polygons (blockBrackets)");
       (void)a;
     }
     count(s);

@@ -52,7 +52,7 @@ struct ChunkLists {
   std::vector<BlendEvent> events;        // in element order
 };
 
-bool isOpen(SceneNodeKind k) { return k == SceneNodeKind::kClip || k == SceneNodeKind::kBlend; }
+bool isOpen(BoxTreeNodeKind k) { return k == BoxTreeNodeKind::kClip || k == BoxTreeNodeKind::kBlend; }
 
 /// Scratch arrays of the calling thread, kept between calls so that repeated
 /// calls take no page faults (n bytes + 2n indices).
@@ -68,9 +68,9 @@ struct BBoxScratch {
 };
 
 template <typename Index>
-void treeBBoxCpuImpl(const Scene& scene, Box3* out, int threads, uint64_t chunk) {
+void treeBBoxCpuImpl(const BoxTree& scene, Box3* out, int threads, uint64_t chunk) {
   const uint64_t n = scene.size();
-  const SceneNodeKind* kinds = scene.kinds.data();
+  const BoxTreeNodeKind* kinds = scene.kinds.data();
   detail::CpuExecutor exec(threads);
   const uint64_t chunks = (n + chunk - 1) / chunk;
   const detail::ChunkPlan plan{n, chunk, chunks};
@@ -121,7 +121,7 @@ void treeBBoxCpuImpl(const Scene& scene, Box3* out, int threads, uint64_t chunk)
   for (uint64_t c = 0; c < chunks; ++c)
     for (int64_t j : lists[c].unmatched_opens) {
       const int64_t p = parent[j];
-      const PgBox own = kinds[j] == SceneNodeKind::kBlend ? pgBoxAll() : toPg(scene.boxes[j]);
+      const PgBox own = kinds[j] == BoxTreeNodeKind::kBlend ? pgBoxAll() : toPg(scene.boxes[j]);
       out[j] = fromPg(pgBoxIntersect(own, p >= 0 ? toPg(out[p]) : pgBoxAll()));
     }
 
@@ -150,9 +150,9 @@ void treeBBoxCpuImpl(const Scene& scene, Box3* out, int threads, uint64_t chunk)
       }
     };
     for (uint64_t i = b; i < e; ++i) {
-      const SceneNodeKind k = kinds[i];
+      const BoxTreeNodeKind k = kinds[i];
       const int64_t p = parent[i];
-      if (k == SceneNodeKind::kLeaf) {
+      if (k == BoxTreeNodeKind::kLeaf) {
         // The parent's clip region is final: an unmatched open of an earlier
         // chunk (step 2) or an open earlier in this pass.
         const PgBox r = pgBoxIntersect(toPg(scene.boxes[i]), p >= 0 ? toPg(out[p]) : pgBoxAll());
@@ -164,14 +164,14 @@ void treeBBoxCpuImpl(const Scene& scene, Box3* out, int threads, uint64_t chunk)
         if (next_unmatched < unmatched.size() && unmatched[next_unmatched] == static_cast<int64_t>(i)) {
           ++next_unmatched;
         } else {
-          const PgBox own = k == SceneNodeKind::kBlend ? pgBoxAll() : toPg(scene.boxes[i]);
+          const PgBox own = k == BoxTreeNodeKind::kBlend ? pgBoxAll() : toPg(scene.boxes[i]);
           out[i] = fromPg(pgBoxIntersect(own, p >= 0 ? toPg(out[p]) : pgBoxAll()));
         }
         stack.push_back(Frame{static_cast<int64_t>(i), pgBoxEmpty()});
       } else if (p >= begin) {  // end of a group opened in this chunk
         Frame f = stack.back();
         stack.pop_back();
-        if (kinds[p] == SceneNodeKind::kBlend) out[p] = fromPg(f.leaves);
+        if (kinds[p] == BoxTreeNodeKind::kBlend) out[p] = fromPg(f.leaves);
         out[i] = out[p];
         addTo(parent[p], f.leaves);
       } else {  // end of a spanning group
@@ -197,7 +197,7 @@ void treeBBoxCpuImpl(const Scene& scene, Box3* out, int threads, uint64_t chunk)
         a = pgBoxUnion(a, ev.box);
         continue;
       }
-      if (kinds[ev.group] == SceneNodeKind::kBlend) out[ev.group] = fromPg(a);
+      if (kinds[ev.group] == BoxTreeNodeKind::kBlend) out[ev.group] = fromPg(a);
       out[ev.end] = out[ev.group];
       const int64_t pp = parent[ev.group];  // spanning too, or the top level
       if (pp >= 0) acc[static_cast<size_t>(slot[pp])] = pgBoxUnion(acc[static_cast<size_t>(slot[pp])], a);
@@ -207,12 +207,12 @@ void treeBBoxCpuImpl(const Scene& scene, Box3* out, int threads, uint64_t chunk)
 
 }  // namespace
 
-void treeBBoxCpu(const Scene& scene, Box3* out, int threads, uint64_t chunk) {
+void treeBBoxCpu(const BoxTree& scene, Box3* out, int threads, uint64_t chunk) {
   const uint64_t n = scene.size();
   if (n == 0) return;
   if (chunk == 0) chunk = 1;
   for (uint64_t i = 0; i < n; ++i)
-    if (static_cast<uint8_t>(scene.kinds[i]) > static_cast<uint8_t>(SceneNodeKind::kEnd))
+    if (static_cast<uint8_t>(scene.kinds[i]) > static_cast<uint8_t>(BoxTreeNodeKind::kEnd))
       return treeBBoxSerial(scene, out);  // reports the bad element
   if (n <= kMaxInt32Elements) treeBBoxCpuImpl<int32_t>(scene, out, threads, chunk);
   else treeBBoxCpuImpl<int64_t>(scene, out, threads, chunk);

@@ -31,6 +31,6 @@ MatchStats matchParensOpenCL(const uint8_t* symbols, uint64_t n, uint8_t open, u
 
 /// Same output as treeBBoxSerial (bit-exact), including its exceptions for
 /// unbalanced scenes and bad node kinds.
-void treeBBoxOpenCL(const Scene& scene, Box3* out, int device, OpenCLMatchShape shape = {});
+void treeBBoxOpenCL(const BoxTree& scene, Box3* out, int device, OpenCLMatchShape shape = {});
 
 }  // namespace procgen::treebox_detail

@@ -25,15 +25,15 @@ static_assert(sizeof(Box3) == sizeof(PgBox), "Box3 and PgBox share one layout");
 constexpr uint64_t kUnionBlock = 32;  // PG_UNION_BLOCK in tree_bbox.cl
 
 // The serial twin's exceptions, found without running it.
-void checkScene(const Scene& scene) {
+void checkBoxTree(const BoxTree& scene) {
   const uint64_t n = scene.size();
   uint64_t depth = 0;
   for (uint64_t i = 0; i < n; ++i) {
     switch (scene.kinds[i]) {
-      case SceneNodeKind::kLeaf: break;
-      case SceneNodeKind::kClip:
-      case SceneNodeKind::kBlend: ++depth; break;
-      case SceneNodeKind::kEnd:
+      case BoxTreeNodeKind::kLeaf: break;
+      case BoxTreeNodeKind::kClip:
+      case BoxTreeNodeKind::kBlend: ++depth; break;
+      case BoxTreeNodeKind::kEnd:
         if (depth == 0)
           throw std::invalid_argument("treeBoundingBoxes: unmatched end at element " +
                                       std::to_string(i));
@@ -48,8 +48,8 @@ void checkScene(const Scene& scene) {
   // The innermost unclosed group: the last element whose depth before it is depth - 1.
   uint64_t d = depth;
   for (uint64_t i = n; i-- > 0;) {
-    const SceneNodeKind k = scene.kinds[i];
-    const uint64_t before = k == SceneNodeKind::kEnd ? d + 1 : k == SceneNodeKind::kLeaf ? d : d - 1;
+    const BoxTreeNodeKind k = scene.kinds[i];
+    const uint64_t before = k == BoxTreeNodeKind::kEnd ? d + 1 : k == BoxTreeNodeKind::kLeaf ? d : d - 1;
     if (before == depth - 1)
       throw std::invalid_argument("treeBoundingBoxes: group opened at element " +
                                   std::to_string(i) + " is never closed");
@@ -84,8 +84,8 @@ struct BBoxDevice {
 
 }  // namespace
 
-void treeBBoxOpenCL(const Scene& scene, Box3* out, int device, OpenCLMatchShape shape) {
-  checkScene(scene);
+void treeBBoxOpenCL(const BoxTree& scene, Box3* out, int device, OpenCLMatchShape shape) {
+  checkBoxTree(scene);
   const uint64_t n = scene.size();
   Context& ctx = Context::get(device);
   auto lock = ctx.lock();
@@ -97,9 +97,9 @@ void treeBBoxOpenCL(const Scene& scene, Box3* out, int device, OpenCLMatchShape 
   d.kinds.upload(scene.kinds.data(), n);
   d.boxes.upload(scene.boxes.data(), n * sizeof(PgBox));
   const MatchStats st =
-      matcher.run(d.kinds.get(), n, static_cast<uint8_t>(SceneNodeKind::kClip),
-                  static_cast<uint8_t>(SceneNodeKind::kBlend),
-                  static_cast<uint8_t>(SceneNodeKind::kEnd), d.parent, true);
+      matcher.run(d.kinds.get(), n, static_cast<uint8_t>(BoxTreeNodeKind::kClip),
+                  static_cast<uint8_t>(BoxTreeNodeKind::kBlend),
+                  static_cast<uint8_t>(BoxTreeNodeKind::kEnd), d.parent, true);
 
   // §6.1: clips, pointer jumping until a chain covers the deepest path.
   for (Buffer* b : {&d.val[0], &d.val[1]}) b->reserve(n * sizeof(PgBox));

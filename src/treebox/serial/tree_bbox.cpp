@@ -26,36 +26,36 @@ struct Frame {
 
 }  // namespace
 
-void treeBBoxSerial(const Scene& scene, Box3* out) {
+void treeBBoxSerial(const BoxTree& scene, Box3* out) {
   std::vector<Frame> stack;
   PgBox clip = pgBoxAll();
   const uint64_t n = scene.size();
   for (uint64_t i = 0; i < n; ++i) {
     switch (scene.kinds[i]) {
-      case SceneNodeKind::kLeaf: {
+      case BoxTreeNodeKind::kLeaf: {
         PgBox r = pgBoxIntersect(toPg(scene.boxes[i]), clip);
         out[i] = fromPg(r);
         if (!stack.empty()) stack.back().leaves = pgBoxUnion(stack.back().leaves, r);
         break;
       }
-      case SceneNodeKind::kClip: {
+      case BoxTreeNodeKind::kClip: {
         PgBox r = pgBoxIntersect(toPg(scene.boxes[i]), clip);
         out[i] = fromPg(r);
         stack.push_back(Frame{clip, pgBoxEmpty(), i});
         clip = r;
         break;
       }
-      case SceneNodeKind::kBlend:
+      case BoxTreeNodeKind::kBlend:
         stack.push_back(Frame{clip, pgBoxEmpty(), i});
         break;
-      case SceneNodeKind::kEnd: {
+      case BoxTreeNodeKind::kEnd: {
         if (stack.empty())
           throw std::invalid_argument("treeBoundingBoxes: unmatched end at element " +
                                       std::to_string(i));
         Frame f = stack.back();
         stack.pop_back();
         clip = f.outer_clip;
-        if (scene.kinds[f.open] == SceneNodeKind::kBlend) out[f.open] = fromPg(f.leaves);
+        if (scene.kinds[f.open] == BoxTreeNodeKind::kBlend) out[f.open] = fromPg(f.leaves);
         out[i] = out[f.open];
         if (!stack.empty()) stack.back().leaves = pgBoxUnion(stack.back().leaves, f.leaves);
         break;

@@ -1,5 +1,5 @@
-// libFuzzer target for the treebox scene format (src/treebox/scene_format.cpp):
-// any byte string must either parse or throw procgen::Error. A parsed scene
+// libFuzzer target for the treebox box tree format (src/treebox/box_tree_format.cpp):
+// any byte string must either parse or throw procgen::Error. A parsed tree
 // must survive a write/parse round trip unchanged, and its bounding boxes
 // must agree between the serial stage and the cpu stage with tiny chunks
 // (so groups span chunks); any other exception, mismatch, crash, sanitizer
@@ -16,17 +16,17 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  procgen::Scene scene;
+  procgen::BoxTree scene;
   try {
-    scene = procgen::parseScene(text, "fuzz.scene");
+    scene = procgen::parseBoxTree(text, "fuzz.boxtree");
   } catch (const procgen::Error&) {
     return 0;
   }
-  procgen::Scene back = procgen::parseScene(procgen::writeScene(scene), "round-trip.scene");
+  procgen::BoxTree back = procgen::parseBoxTree(procgen::writeBoxTree(scene), "round-trip.boxtree");
   if (back.kinds != scene.kinds || back.dimensions != scene.dimensions) std::abort();
   for (size_t i = 0; i < scene.size(); ++i)
-    if (scene.kinds[i] == procgen::SceneNodeKind::kLeaf ||
-        scene.kinds[i] == procgen::SceneNodeKind::kClip)
+    if (scene.kinds[i] == procgen::BoxTreeNodeKind::kLeaf ||
+        scene.kinds[i] == procgen::BoxTreeNodeKind::kClip)
       if (!(back.boxes[i] == scene.boxes[i])) std::abort();
 
   std::vector<procgen::Box3> serial(scene.size());

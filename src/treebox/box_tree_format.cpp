@@ -1,4 +1,4 @@
-// Scene text format (docs/treebox.md): reader, writer and random generator for
+// Box tree text format (`.boxtree`, docs/treebox.md): reader, writer and random generator for
 // the flattened trees of clip groups, blend groups and leaves of Levien,
 // "Fast GPU bounding boxes on tree-structured scenes", §1 and §6.
 #include <charconv>
@@ -38,12 +38,12 @@ std::vector<Token> tokenize(std::string_view line) {
   return tokens;
 }
 
-class SceneParser {
+class BoxTreeParser {
  public:
-  SceneParser(std::string_view text, const std::string& filename) : text_(text), file_(filename) {}
+  BoxTreeParser(std::string_view text, const std::string& filename) : text_(text), file_(filename) {}
 
-  Scene parse() {
-    Scene scene;
+  BoxTree parse() {
+    BoxTree scene;
     scene.dimensions = 0;
     struct Open {
       int line;
@@ -82,20 +82,20 @@ class SceneParser {
           if (dims == 2) box = Box3{{v[0], v[1], 0.0f}, {v[2], v[3], 0.0f}};
           else box = Box3{{v[0], v[1], v[2]}, {v[3], v[4], v[5]}};
           if (box.empty()) fail(t[1].column, "box minimum exceeds its maximum");
-          scene.kinds.push_back(clip ? SceneNodeKind::kClip : SceneNodeKind::kLeaf);
+          scene.kinds.push_back(clip ? BoxTreeNodeKind::kClip : BoxTreeNodeKind::kLeaf);
           scene.boxes.push_back(box);
           if (clip) open.push_back(Open{line_no, key.column, std::string(line)});
         } else if (key.text == "blend") {
           if (t.size() != 2 || t[1].text != "{")
             fail(t.size() > 2 ? t[2].column : key.column, "expected 'blend {'");
-          scene.kinds.push_back(SceneNodeKind::kBlend);
+          scene.kinds.push_back(BoxTreeNodeKind::kBlend);
           scene.boxes.push_back(emptyBox());
           open.push_back(Open{line_no, key.column, std::string(line)});
         } else if (key.text == "}") {
           if (t.size() != 1) fail(t[1].column, "unexpected text after '}'");
           if (open.empty()) fail(key.column, "'}' closes no group");
           open.pop_back();
-          scene.kinds.push_back(SceneNodeKind::kEnd);
+          scene.kinds.push_back(BoxTreeNodeKind::kEnd);
           scene.boxes.push_back(emptyBox());
         } else {
           fail(key.column, "unknown element '" + std::string(key.text) +
@@ -151,60 +151,60 @@ void appendBox(std::string& s, const Box3& b, int dims) {
   }
 }
 
-const char* kindWord(SceneNodeKind k) {
+const char* kindWord(BoxTreeNodeKind k) {
   switch (k) {
-    case SceneNodeKind::kLeaf: return "leaf";
-    case SceneNodeKind::kClip: return "clip";
-    case SceneNodeKind::kBlend: return "blend";
-    case SceneNodeKind::kEnd: return "end";
+    case BoxTreeNodeKind::kLeaf: return "leaf";
+    case BoxTreeNodeKind::kClip: return "clip";
+    case BoxTreeNodeKind::kBlend: return "blend";
+    case BoxTreeNodeKind::kEnd: return "end";
   }
   return "?";
 }
 
 }  // namespace
 
-Scene parseScene(std::string_view text, const std::string& filename) {
-  return SceneParser(text, filename).parse();
+BoxTree parseBoxTree(std::string_view text, const std::string& filename) {
+  return BoxTreeParser(text, filename).parse();
 }
 
-Scene readScene(const std::filesystem::path& path) {
+BoxTree readBoxTree(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read scene '" + path.string() + "'");
+  if (!in) throw Error("cannot read box tree '" + path.string() + "'");
   std::ostringstream buf;
   buf << in.rdbuf();
-  return parseScene(buf.str(), path.string());
+  return parseBoxTree(buf.str(), path.string());
 }
 
-std::string writeScene(const Scene& scene) {
+std::string writeBoxTree(const BoxTree& scene) {
   std::string s;
   int indent = 0;
   for (uint64_t i = 0; i < scene.size(); ++i) {
-    SceneNodeKind k = scene.kinds[i];
-    if (k == SceneNodeKind::kEnd && indent > 0) --indent;
+    BoxTreeNodeKind k = scene.kinds[i];
+    if (k == BoxTreeNodeKind::kEnd && indent > 0) --indent;
     s.append(static_cast<size_t>(2 * indent), ' ');
     switch (k) {
-      case SceneNodeKind::kLeaf:
+      case BoxTreeNodeKind::kLeaf:
         s += "leaf";
         appendBox(s, scene.boxes[i], scene.dimensions);
         break;
-      case SceneNodeKind::kClip:
+      case BoxTreeNodeKind::kClip:
         s += "clip";
         appendBox(s, scene.boxes[i], scene.dimensions);
         s += " {";
         ++indent;
         break;
-      case SceneNodeKind::kBlend:
+      case BoxTreeNodeKind::kBlend:
         s += "blend {";
         ++indent;
         break;
-      case SceneNodeKind::kEnd: s += "}"; break;
+      case BoxTreeNodeKind::kEnd: s += "}"; break;
     }
     s += '\n';
   }
   return s;
 }
 
-std::string writeSceneBoxes(const Scene& scene, const Box3* boxes) {
+std::string writeBoxTreeBoxes(const BoxTree& scene, const Box3* boxes) {
   std::string s;
   for (uint64_t i = 0; i < scene.size(); ++i) {
     s += kindWord(scene.kinds[i]);
@@ -215,8 +215,8 @@ std::string writeSceneBoxes(const Scene& scene, const Box3* boxes) {
   return s;
 }
 
-Scene randomScene(uint64_t n, uint64_t seed, int dimensions) {
-  Scene scene;
+BoxTree randomBoxTree(uint64_t n, uint64_t seed, int dimensions) {
+  BoxTree scene;
   scene.dimensions = dimensions == 3 ? 3 : 2;
   scene.kinds.reserve(n);
   scene.boxes.reserve(n);
@@ -239,17 +239,17 @@ Scene randomScene(uint64_t n, uint64_t seed, int dimensions) {
   for (uint64_t i = 0; i < n; ++i) {
     const uint64_t remaining = n - i;
     float u = pgUniformAt(seed, kPhase, i, 0u);
-    SceneNodeKind k;
-    if (remaining <= depth) k = SceneNodeKind::kEnd;
-    else if (u < 0.25f && remaining >= depth + 2) k = u < 0.125f ? SceneNodeKind::kClip : SceneNodeKind::kBlend;
-    else if (u < 0.5f && depth > 0) k = SceneNodeKind::kEnd;
-    else k = SceneNodeKind::kLeaf;
+    BoxTreeNodeKind k;
+    if (remaining <= depth) k = BoxTreeNodeKind::kEnd;
+    else if (u < 0.25f && remaining >= depth + 2) k = u < 0.125f ? BoxTreeNodeKind::kClip : BoxTreeNodeKind::kBlend;
+    else if (u < 0.5f && depth > 0) k = BoxTreeNodeKind::kEnd;
+    else k = BoxTreeNodeKind::kLeaf;
     scene.kinds.push_back(k);
-    if (k == SceneNodeKind::kLeaf) scene.boxes.push_back(randomBox(i, 100.0f));
-    else if (k == SceneNodeKind::kClip) scene.boxes.push_back(randomBox(i, 700.0f));
+    if (k == BoxTreeNodeKind::kLeaf) scene.boxes.push_back(randomBox(i, 100.0f));
+    else if (k == BoxTreeNodeKind::kClip) scene.boxes.push_back(randomBox(i, 700.0f));
     else scene.boxes.push_back(emptyBox());
-    if (k == SceneNodeKind::kClip || k == SceneNodeKind::kBlend) ++depth;
-    if (k == SceneNodeKind::kEnd) --depth;
+    if (k == BoxTreeNodeKind::kClip || k == BoxTreeNodeKind::kBlend) ++depth;
+    if (k == BoxTreeNodeKind::kEnd) --depth;
   }
   return scene;
 }
