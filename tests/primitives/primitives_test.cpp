@@ -17,42 +17,28 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
 #include "primitives/primitives.hpp"
 #include "procgen/backend.hpp"
-#include "procgen/opencl.hpp"
-#if PROCGEN_HAVE_TBB
-#include "cpu/executor.hpp"
-#endif
 
 namespace {
 
 namespace pr = procgen::primitives;
 using procgen::Backend;
 
-struct Variant {
-  const char* name;
-  Backend backend;
-  int threads;
-  uint64_t chunk;  ///< cpu chunk override (0 = the executor's default)
-};
+using procgen::test::makeVariant;
+using procgen::test::poisoned;
+using procgen::test::Variant;
 
-const Variant kVariants[] = {
-    {"serial", Backend::kSerial, 1, 0}, {"cpu1", Backend::kCpu, 1, 0},       {"cpu2", Backend::kCpu, 2, 0},
-    {"cpu7", Backend::kCpu, 7, 997},    {"opencl", Backend::kOpenCL, 0, 0},
-};
+/// The common variants, with 997-element chunks on 7 threads.
+std::vector<Variant> primitiveVariants() {
+  return {makeVariant(Backend::kSerial, 1), makeVariant(Backend::kCpu, 1), makeVariant(Backend::kCpu, 2),
+          makeVariant(Backend::kCpu, 7, 997), makeVariant(Backend::kOpenCL, 1)};
+}
 
 const uint64_t kSizes[] = {0,    1,    2,    3,     7,     63,    64,    65,    255,    256,    257,
                            1000, 1023, 1024, 1025,  2047,  2048,  2049,  4097,  10007,  32767,  32768,
                            32769, 65535, 65536, 65537, 131071, 131073, 300007};
-
-constexpr uint8_t kPoisonByte = 0xA5;
-
-template <typename T>
-std::vector<T> poisoned(uint64_t n) {
-  std::vector<T> v(n);
-  if (n) std::memset(static_cast<void*>(v.data()), kPoisonByte, n * sizeof(T));
-  return v;
-}
 
 template <typename T>
 bool sameBytes(const T& a, const T& b) {
@@ -145,28 +131,10 @@ std::vector<V> referenceScan(pr::ScanKind kind, const std::vector<V>& in, const 
 
 // ---- the fixture --------------------------------------------------------------
 
-class Primitives : public testing::TestWithParam<Variant> {
+class Primitives : public procgen::test::BackendTest {
  protected:
-  void SetUp() override {
-    if (!procgen::backendAvailable(GetParam().backend))
-      GTEST_SKIP() << "backend '" << procgen::backendName(GetParam().backend) << "' not built";
-    if (GetParam().backend == Backend::kOpenCL && procgen::openclDevices().empty())
-      GTEST_SKIP() << procgen::openclStatus();
-#if PROCGEN_HAVE_TBB
-    procgen::detail::setCpuChunkOverrideForTesting(GetParam().chunk);
-#endif
-  }
-  void TearDown() override {
-#if PROCGEN_HAVE_TBB
-    procgen::detail::setCpuChunkOverrideForTesting(0);
-#endif
-  }
-  procgen::Execution exec() const {
-    procgen::Execution e;
-    e.backend = GetParam().backend;
-    e.threads = GetParam().threads;
-    return e;
-  }
+  procgen::Execution exec() const { return execution(); }
+  procgen::test::CpuChunkScope chunk_{GetParam().chunk};
 
   /// Every size, both kinds, separate and in-place output, optionally
   /// segmented with heads of density `head_p`.
@@ -190,8 +158,6 @@ class Primitives : public testing::TestWithParam<Variant> {
     }
   }
 };
-
-std::string variantName(const testing::TestParamInfo<Variant>& info) { return info.param.name; }
 
 TEST_P(Primitives, ScanSumU32MatchesStdScans) { checkScan<pr::SumU32>(PlusRef{}, false); }
 TEST_P(Primitives, ScanSumU64MatchesStdScans) { checkScan<pr::SumU64>(PlusRef{}, false); }
@@ -307,6 +273,7 @@ void checkSort(const procgen::Execution& exec) {
 TEST_P(Primitives, RadixSortU32IsStableSort) { checkSort<uint32_t>(exec()); }
 TEST_P(Primitives, RadixSortU64IsStableSort) { checkSort<uint64_t>(exec()); }
 
-INSTANTIATE_TEST_SUITE_P(Backends, Primitives, testing::ValuesIn(kVariants), variantName);
+INSTANTIATE_TEST_SUITE_P(Backends, Primitives, testing::ValuesIn(primitiveVariants()),
+                         procgen::test::variantName);
 
 }  // namespace
