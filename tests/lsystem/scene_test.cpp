@@ -163,7 +163,7 @@ TEST_F(SceneTest, OneInstanceDerivesAsItDoesAlone) {
       SCOPED_TRACE(std::string(model) + " " + config.name);
       ChunkOverride chunk(config.chunk);
       procgen::DeriveOptions options;
-      options.execution = config.execution;
+      options.execution = config.execution();
       const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
       procgen::DeriveOptions alone;
       alone.iterations = scene.instances[0].iterations;
