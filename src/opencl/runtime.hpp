@@ -56,7 +56,7 @@ class Context {
   cl_device_id device() const { return device_; }
   const OpenCLDevice& info() const { return info_; }
 
-  /// The program of embedded source `name` (e.g. "lsystem/opencl/derive.cl")
+  /// The program of embedded source `name` (e.g. "lsystem/opencl/rewrite.cl")
   /// with `options` added to kBaseBuildOptions, built on first request.
   /// Throws OpenCLError carrying the build log when the build fails.
   cl_program program(const std::string& name, const std::string& options = "");
