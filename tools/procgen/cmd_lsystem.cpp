@@ -72,8 +72,6 @@ void runLsystem(const LsystemArgs& a) {
 
   a.output.write(geometry, [&] { return toText(string); });
 
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016" PRIx64, stringHash(string));
   if (!a.output.files.stats_json.empty()) {
     Json j;
     j["file"] = a.file;
@@ -85,7 +83,7 @@ void runLsystem(const LsystemArgs& a) {
     j["segments"] = geometry.segments.size();
     j["polygons"] = geometry.polygonCount();
     j["bbox"] = jsonBounds(geometry.bounds());
-    j["string_hash"] = hash;
+    j["string_hash"] = hex64(stringHash(string));
     j["seed"] = derive_options.seed;
     j["backend"] = std::string(backendName(execution.backend));
     if (a.branch_bounds) {  // one object per '[' (docs/treebox.md)

@@ -51,16 +51,13 @@ void runParens(const ParensOptions& o, const Execution& ex, const OverwriteVecto
     }
     o.outputs.writeAll(text);
   }
-  char checksum[17];
-  std::snprintf(checksum, sizeof checksum, "%016llx",
-                static_cast<unsigned long long>(matchChecksum(out.data(), n)));
   Json stats;
   stats["elements"] = st.elements;
   stats["unmatched_open"] = st.unmatched_open;
   stats["unmatched_close"] = st.unmatched_close;
   stats["max_depth"] = st.max_depth;
   stats["ms"] = ms;
-  stats["checksum"] = checksum;
+  stats["checksum"] = hex64(matchChecksum(out.data(), n));
   stats["backend"] = std::string(backendName(ex.backend));
   stats["threads"] = effectiveThreads(ex);
   o.outputs.writeStats(stats);

@@ -24,12 +24,6 @@ struct SceneArgs {
   bool quiet = false;
 };
 
-std::string hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
-  return buf;
-}
-
 void runScene(const SceneArgs& a) {
   using Clock = std::chrono::steady_clock;
   const Execution execution = a.execution.resolve();

@@ -8,6 +8,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -92,6 +94,13 @@ inline std::string formatJson(const Json& value, int expand_depth = 2) {
 }
 
 /// [minx, miny, minz, maxx, maxy, maxz]; zeros when empty.
+/// A 64-bit hash or checksum as the JSON outputs write it: 16 lowercase hex digits.
+inline std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 inline Json jsonBounds(Bounds b) {
   if (b.empty()) b.min = b.max = Vec3{};
   return Json::array({b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z});
