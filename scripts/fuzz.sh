@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds the parser fuzzers with clang + ASan/UBSan and runs them.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]   (defaults 600, lsystem)
-# TARGET: one of the libFuzzer targets tests/fuzz/fuzz_TARGET.cpp, or all (each
-# in turn, SECONDS apiece):
+# TARGET: one of the libFuzzer targets tests/fuzz/fuzz_TARGET.cpp, or all (every
+# tests/fuzz/fuzz_*.cpp in turn, SECONDS apiece; CI runs `fuzz.sh 60 all`):
 #   lsystem        the .l language front end (src/lsystem/parser.cpp)
 #   lsystem_scene  the L-system .scene reader (src/lsystem/scene_file.cpp)
 #   boxtree        the treebox .boxtree format (src/treebox/box_tree_format.cpp)
+#   noise_options  the `procgen noise` options (tools/procgen/noise_options.cpp)
 # Corpus: a scratch copy of tests/fuzz/corpus/TARGET (plus examples/lsystems/*.l
 # for lsystem, examples/scenes/*.scene for lsystem_scene), so new inputs found
 # by the run never touch the committed seed corpus. Crashes land in
@@ -15,7 +16,11 @@ seconds=${1:-600}
 target=${2:-lsystem}
 cd "$(dirname "$0")/.."
 build=${PROCGEN_FUZZ_BUILD:-build-fuzz}  # another directory: PROCGEN_FUZZ_BUILD=...
-targets=(lsystem lsystem_scene boxtree)
+targets=()
+for f in tests/fuzz/fuzz_*.cpp; do
+  t=${f#tests/fuzz/fuzz_}
+  targets+=("${t%.cpp}")
+done
 if [ "$target" = all ]; then
   run=("${targets[@]}")
 elif [[ " ${targets[*]} " == *" $target "* ]]; then
@@ -32,12 +37,18 @@ mkdir -p "$build/artifacts"
 for t in "${run[@]}"; do
   corpus="$build/corpus-$t"
   mkdir -p "$corpus"
-  cp "tests/fuzz/corpus/$t"/* "$corpus"/
+  if [ -d "tests/fuzz/corpus/$t" ]; then cp "tests/fuzz/corpus/$t"/* "$corpus"/; fi
   case "$t" in
     lsystem) cp examples/lsystems/*.l "$corpus"/ ;;
     lsystem_scene) cp examples/scenes/*.scene "$corpus"/ ;;
   esac
   echo "== fuzz_$t: $seconds s" >&2
-  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=5 \
-    -rss_limit_mb=1024 -artifact_prefix="$build/artifacts/fuzz_$t-" -print_final_stats=1 "$corpus"
+  # libFuzzer exits non-zero on a crash, a leak, a timeout (-timeout) or an
+  # input over -rss_limit_mb; the reproducer is the artifact it names.
+  if ! "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=5 \
+    -rss_limit_mb=1024 -artifact_prefix="$build/artifacts/fuzz_$t-" -print_final_stats=1 "$corpus"; then
+    echo "fuzz.sh: FAILED: fuzz_$t found an input that crashes, leaks, hangs or exhausts memory;" \
+      "reproduce with: $build/tests/fuzz/fuzz_$t $(ls -t "$build/artifacts/fuzz_$t-"* 2>/dev/null | head -1)" >&2
+    exit 1
+  fi
 done

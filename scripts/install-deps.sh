@@ -18,6 +18,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # opencl backend, PoCL runs it on the CPU
   # tests, benchmarks, fuzzing
   libgtest-dev libgmock-dev libbenchmark-dev
+  libnoise-dev               # optional: the noise benchmark's peer column (benchmark only)
   clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
 )
 

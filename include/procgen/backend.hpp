@@ -28,4 +28,13 @@ bool backendAvailable(Backend backend);
 /// Threads the backend will actually use for `execution` (1 for serial).
 int effectiveThreads(const Execution& execution);
 
+/// Starts the one-time setup of `execution`'s backend on a background thread
+/// and returns at once: for cpu the worker threads of its arena (and the
+/// oneTBB runtime's own loading), for opencl the device's context and queue.
+/// A stage that needs them meanwhile waits for them; errors are not reported
+/// here but by the stage. Optional: it only moves fixed one-time costs off the
+/// first stage of a fresh process, so a command can overlap them with reading
+/// its input (the CLI calls it as soon as the options are known).
+void prepareBackend(const Execution& execution);
+
 }  // namespace procgen

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace procgen {
 
@@ -38,10 +39,22 @@ struct SourceLocation {
   int column = 0;
 };
 
+/// `text` made safe for a one-line message (issue 16): control bytes and
+/// bytes that are not valid UTF-8 are escaped (\t, \n, \r, \xNN), and when
+/// the result is longer than `max_bytes` its middle is replaced by
+/// "...[N bytes]...", keeping the head and the tail (so the explanation after
+/// a huge quoted token survives). A 10 MB token or binary garbage from an
+/// input gives a short readable message; printable text is unchanged.
+std::string printableText(std::string_view text, size_t max_bytes = 240);
+
 /// Malformed untrusted text. `what()` is the full compiler-style diagnostic:
 ///   file:line:col: error: message
 ///       offending line
 ///       ^
+/// The message and the file name go through printableText; the offending
+/// line is escaped the same way and, when long, shown as a window of about
+/// 100 bytes around the column (with "..." where it was cut), the caret
+/// still under the offending byte.
 class ParseError : public Error {
  public:
   ParseError(SourceLocation location, std::string message, std::string source_line);

@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "procgen/output.hpp"
@@ -73,5 +76,34 @@ struct Heightmap16 {
 /// Complexity: linear in the samples.
 Heightmap16 heightmapToGray16(const float* values, int width, int height, size_t row_stride = 0,
                               float low = 0.0f, float high = 0.0f);
+
+/// Colour maps for previews of scalar fields.
+enum class ColorMap {
+  kGray,     ///< black (low) to white (high)
+  kViridis,  ///< matplotlib's perceptually uniform viridis (dark blue, green, yellow)
+  kTerrain,  ///< matplotlib's terrain: deep water, shallows, green lowland, sand, rock, snow
+};
+
+/// Parses "gray" (or "grey"), "viridis" or "terrain"; nullopt otherwise.
+std::optional<ColorMap> parseColorMap(std::string_view name);
+
+/// The sRGB colour (components in [0, 1]) of t in [0, 1] (clamped; NaN is 0),
+/// piecewise linear between the map's published anchor colours.
+std::array<float, 3> colorMapColor(ColorMap map, float t);
+
+/// A float field as an 8-bit image: kGray gives 1 channel with
+/// s = round(255 × clamp((v − low) / (high − low), 0, 1)), the colour maps 3
+/// (sRGB). Range and NaN as heightmapToGray16 (low == high == 0: the
+/// field's finite min..max). Throws as heightmapToGray16.
+struct FieldImage8 {
+  std::vector<uint8_t> pixels;  ///< width × height × channels, top row first
+  int width = 0;
+  int height = 0;
+  int channels = 1;
+  float low = 0.0f, high = 1.0f;
+  ImageView view() const { return {pixels.data(), width, height, channels, 8, 0}; }
+};
+FieldImage8 fieldToImage8(const float* values, int width, int height, ColorMap map = ColorMap::kGray,
+                          float low = 0.0f, float high = 0.0f);
 
 }  // namespace procgen

@@ -20,6 +20,7 @@
 
 #include "procgen/geometry.hpp"
 #include "procgen/image.hpp"
+#include "procgen/mesh.hpp"
 #include "procgen/output.hpp"
 #include "procgen/points.hpp"
 #include "procgen/volume.hpp"
@@ -62,6 +63,11 @@ struct WriteOptions {
   /// materials (mtllib + usemtl) only when this is set and obj_mtl is true;
   /// produce the library's bytes with writeObjMaterials.
   std::string obj_mtl_name;
+
+  /// The writers' in-memory buffers (PNG raster, glTF buffers, cylinder
+  /// meshes) are sized before allocating and count against this budget
+  /// (0: half the physical memory, procgen/budget.hpp): ResourceError, exit 2.
+  uint64_t memory_budget_bytes = 0;
 };
 
 /// The geometry formats; the extension names each one.
@@ -80,13 +86,21 @@ std::optional<GeometryFormat> geometryFormatFromExtension(std::string_view ext);
 /// vertices; shorter ones are skipped.
 ///
 /// Throws Error (ExitCode::kUsage) for an unsupported extension or bad options,
-/// OutputError when the file cannot be created or written (a partial file may
-/// remain). Deterministic: the same geometry and options give the same bytes.
+/// OutputError when a file cannot be created or written. Atomic: the file and
+/// its companion (.mtl) appear together and complete, or not at all (FileSink,
+/// OutputTransaction in procgen/output.hpp). Deterministic: the same geometry
+/// and options give the same bytes.
 /// Thread safety: concurrent calls on different paths are safe.
 /// Complexity: linear in the geometry size; PNG also in the covered pixels;
 /// glTF holds the whole file in memory (about twice the output size).
 void writeGeometry(const Geometry& geometry, const std::filesystem::path& path,
                    const WriteOptions& options = {});
+
+/// The files writeGeometry(geometry, path, options) writes: `path`, then for
+/// OBJ with obj_mtl its material library (NAME.mtl beside it, or obj_mtl_name).
+/// For callers that must know every output up front (clash checks).
+std::vector<std::filesystem::path> geometryFiles(const std::filesystem::path& path,
+                                                 const WriteOptions& options = {});
 
 /// Writes `geometry` in `format` to `sink` (streaming: the sink receives the
 /// bytes in order, in chunks of about 1 MiB; glTF is built whole first), then
@@ -103,6 +117,22 @@ std::vector<uint8_t> encodeGeometry(const Geometry& geometry, GeometryFormat for
 /// for every colour index the geometry uses, ascending. The path variant of
 /// writeGeometry writes this beside the .obj.
 void writeObjMaterials(const Geometry& geometry, ByteSink& sink);
+
+/// Writes a triangle mesh (an iso-surface or terrain, procgen/mesh.hpp) to
+/// `path` by extension: .obj (v, vn, f a//a), .ply (binary little-endian
+/// unless ply_ascii: x y z nx ny nz and red green blue, faces as uchar-int
+/// lists), .glb / .gltf (one TRIANGLES primitive with POSITION, NORMAL and
+/// COLOR_0), .png (a shaded render, WriteOptions projection/size/background;
+/// the mesh lit from the upper left, Lambert with ambient, painter's order).
+/// Colours (PLY, glTF, PNG) follow the height (y) through the terrain colour
+/// map (image.hpp), low to high over the mesh's y range. Vertex and triangle
+/// order are the mesh's. Throws Error (kUsage) for another extension (.svg)
+/// or bad options, OutputError when the output fails. Deterministic bytes.
+void writeMesh(const TriangleMesh& mesh, const std::filesystem::path& path, const WriteOptions& options = {});
+/// The same into `sink`, then sink.finish().
+void writeMesh(const TriangleMesh& mesh, GeometryFormat format, ByteSink& sink, const WriteOptions& options = {});
+/// The bytes of writeMesh, in memory.
+std::vector<uint8_t> encodeMesh(const TriangleMesh& mesh, GeometryFormat format, const WriteOptions& options = {});
 
 /// True for the extensions writeGeometry accepts; `ext` may carry the leading
 /// dot or not ("png", ".PNG").

@@ -50,12 +50,26 @@ class MemorySink final : public ByteSink {
   std::vector<uint8_t> bytes_;
 };
 
-/// Writes a file, created or truncated on construction. finish() flushes and
-/// closes and reports any failure; a FileSink destroyed without finish()
-/// (a writer threw) closes silently and leaves a partial file.
+/// Writes a file atomically (issue 16): the bytes go to a hidden temporary in
+/// the same directory (`.NAME.procgen-tmp-PID-N`), and finish() renames it
+/// over `path` once everything is written and flushed, so `path` holds either
+/// its previous contents or the complete new file — never a truncated one,
+/// also on a full disk. A FileSink destroyed without finish() (a writer
+/// threw) removes its temporary. While an OutputTransaction is open on this
+/// thread, finish() hands the complete temporary to it instead of renaming.
+///
+/// Exceptions to the temporary: an existing `path` that is not a regular file
+/// (/dev/null, a FIFO, a terminal) is written in place — replacing a device
+/// node by a file would be wrong — and so is an existing writable file in a
+/// directory where no new file can be created. The replaced file gets the
+/// default mode (0666 minus the umask), not the old file's mode. Durability
+/// across a power failure is not promised (no fsync); an interrupted process
+/// (SIGKILL) may leave a hidden temporary, never a partial `path`.
 class FileSink final : public ByteSink {
  public:
-  /// Throws OutputError naming the path when it cannot be opened for writing.
+  /// Throws OutputError naming the path when it cannot be opened for writing
+  /// (missing directory, permissions, `path` is a directory), and
+  /// Error(ExitCode::kUsage) when the open transaction already wrote `path`.
   explicit FileSink(const std::filesystem::path& path);
   ~FileSink() override;
   FileSink(const FileSink&) = delete;
@@ -67,7 +81,56 @@ class FileSink final : public ByteSink {
 
  private:
   std::string path_;
+  std::string temp_path_;  ///< empty: written in place
   std::FILE* file_ = nullptr;
+};
+
+/// The files of one run (or of one writer with companion files, such as OBJ
+/// with its .mtl) that appear together or not at all (issue 16). Opening a
+/// transaction makes it the current one of this thread until it is
+/// destroyed; every FileSink finished meanwhile on this thread is kept under
+/// its temporary name. commit() renames them all into place; destroying an
+/// uncommitted transaction (an output or the run failed) removes them, so no
+/// output of a failed run is left and earlier files of the same names keep
+/// their contents. Transactions nest: an inner commit() hands its files to
+/// the enclosing transaction, which decides.
+///
+/// The CLI opens one per command (tools/procgen/main.cpp); writers with
+/// companion files open their own so library callers get the same guarantee.
+/// A path finished twice within one transaction is refused (Error, kUsage):
+/// one output would silently replace the other.
+/// Thread safety: a transaction belongs to the thread that opened it; files
+/// written on other threads are not part of it.
+class OutputTransaction {
+ public:
+  OutputTransaction();
+  ~OutputTransaction();
+  OutputTransaction(const OutputTransaction&) = delete;
+  OutputTransaction& operator=(const OutputTransaction&) = delete;
+
+  /// Renames every finished file into place (or hands them to the enclosing
+  /// transaction). Throws OutputError when a rename fails; the files not yet
+  /// renamed are removed and the ones already renamed are removed too.
+  void commit();
+
+  /// The innermost open transaction of this thread, nullptr when none.
+  static OutputTransaction* current();
+
+ private:
+  friend class FileSink;
+  struct Pending {
+    std::string temp_path;
+    std::string path;
+  };
+  /// Throws when `canonical` was opened before in this or an enclosing transaction.
+  void claim(const std::string& canonical, const std::string& shown);
+  void adopt(std::string temp_path, std::string path);  ///< a finished temporary
+  void discard() noexcept;
+
+  OutputTransaction* outer_;
+  std::vector<Pending> pending_;
+  std::vector<std::string> claimed_;  ///< canonical paths of the files opened in this transaction
+  bool committed_ = false;
 };
 
 }  // namespace procgen

@@ -67,7 +67,14 @@ LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOption
 
 /// Draws every instance with its view settings and placement; segments and
 /// polygons carry the instance index in `instance`, in instance order.
+/// One budget for the whole scene: every instance's homomorphism expansion
+/// and geometry are sized before any is drawn, and their sum (twice: the
+/// parts and the placed whole) plus the combined string must fit the memory
+/// budget (`memory_budget_bytes` 0: half the physical memory), each
+/// expansion within `max_modules` (0: no limit); else ResourceError, before
+/// allocating. Throws Error when the geometry would hold a non-finite number.
 Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
-                        const Execution& execution, uint64_t seed = 1);
+                        const Execution& execution, uint64_t seed = 1, uint64_t max_modules = 0,
+                        uint64_t memory_budget_bytes = 0);
 
 }  // namespace procgen

@@ -60,7 +60,15 @@ struct VolumeWriteOptions {
 /// write density.raw + density.json + density.nhdr); the sidecars name the raw
 /// file without directories, so the three can be moved together.
 /// Throws like writeVolumeRaw; OutputError when a file cannot be written.
+/// Atomic: the files appear together and complete, or none of them
+/// (OutputTransaction, procgen/output.hpp).
 void writeVolume(const VolumeView& volume, const std::filesystem::path& path,
                  const VolumeWriteOptions& options = {});
+
+/// The files writeVolume(volume, path, options) writes, in order: NAME.raw,
+/// NAME.json and (nrrd_header) NAME.nhdr. For callers that must know every
+/// output up front (clash checks).
+std::vector<std::filesystem::path> volumeFiles(const std::filesystem::path& path,
+                                               const VolumeWriteOptions& options = {});
 
 }  // namespace procgen

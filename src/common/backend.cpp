@@ -1,7 +1,11 @@
 #include "procgen/backend.hpp"
 
+#include <cstdlib>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/dispatch.hpp"
 #include "procgen/error.hpp"
@@ -38,6 +42,58 @@ int effectiveThreads(const Execution& execution) {
   if (execution.threads > 0) return execution.threads;
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
+}
+
+namespace detail {
+// Each returns the background half of the preparation after doing the part
+// that must happen first on the calling thread: constructing the registries
+// (function-local statics) that the background half uses, so that they are
+// destroyed only after the atexit handler below has joined it.
+std::function<void()> prepareCpuBackend(int threads);    // src/cpu/executor.cpp
+std::function<void()> prepareOpenCLBackend(int device);  // src/opencl/runtime.cpp
+}  // namespace detail
+
+namespace {
+/// The preparation threads. Never destroyed: joined by an atexit handler
+/// registered after the statics they use were constructed, so exit() (a
+/// command's early error included) waits for them before tearing those down.
+struct Preparations {
+  std::mutex mutex;
+  std::vector<std::thread> threads;
+};
+
+Preparations& preparations() {
+  static Preparations* p = new Preparations;
+  return *p;
+}
+
+void joinPreparations() {
+  Preparations& p = preparations();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  for (std::thread& t : p.threads)
+    if (t.joinable()) t.join();
+}
+
+void startPreparation(std::function<void()> job) {
+  Preparations& p = preparations();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (p.threads.size() >= 8) return;  // preparation is an optimization: a few are plenty
+  if (std::atexit(joinPreparations) != 0) return;
+  p.threads.emplace_back(std::move(job));
+}
+}  // namespace
+
+void prepareBackend(const Execution& execution) {
+  if (!backendAvailable(execution.backend)) return;
+  switch (execution.backend) {
+    case Backend::kSerial: return;
+    case Backend::kCpu: {
+      const int threads = effectiveThreads(execution);
+      if (threads > 1) startPreparation(detail::prepareCpuBackend(threads));
+      return;
+    }
+    case Backend::kOpenCL: startPreparation(detail::prepareOpenCLBackend(execution.device)); return;
+  }
 }
 
 namespace detail {

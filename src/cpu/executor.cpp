@@ -3,8 +3,11 @@
 
 #include <tbb/info.h>
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <thread>
 
 namespace procgen::detail {
 namespace {
@@ -36,6 +39,23 @@ CpuExecutor::CpuExecutor(int threads)
     : threads_(threads > 0 ? threads : tbb::info::default_concurrency()),
       pool_(poolFor(threads_)),
       arena_(pool_->arena) {}
+
+std::function<void()> prepareCpuBackend(int threads) {
+  CpuExecutor exec(threads);  // the arena registry exists before the background half runs
+  return [exec, threads]() mutable {
+    // Every worker enters the arena once: oneTBB loads its allocator and
+    // runtime libraries, creates the threads and they join — the fixed costs
+    // a fresh process would otherwise pay inside its first stage.
+    std::atomic<int> arrived{0};
+    exec.forEachWorker([&](int) {
+      arrived.fetch_add(1);
+      // Wait (at most 20 ms) until all have arrived, so that every worker
+      // really starts instead of one thread running two bodies.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      while (arrived.load() < threads && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    });
+  };
+}
 
 ChunkPlan CpuExecutor::plan(uint64_t n, uint64_t default_size) const {
   ChunkPlan p;

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/chunk_plan.hpp"
 #include "cpu/tsan_fork_join.hpp"
 
 namespace procgen::detail {
@@ -32,16 +33,6 @@ namespace procgen::detail {
 /// the default.
 void setCpuChunkOverrideForTesting(uint64_t modules);
 uint64_t cpuChunkOverride();
-
-/// A contiguous partition of [0, n) into `count` chunks of `size` elements
-/// (the last one shorter).
-struct ChunkPlan {
-  uint64_t n = 0;
-  uint64_t size = 1;
-  uint64_t count = 0;
-  uint64_t begin(uint64_t c) const { return c * size; }
-  uint64_t end(uint64_t c) const { return std::min(n, (c + 1) * size); }
-};
 
 class CpuExecutor {
  public:

@@ -8,6 +8,9 @@
 // executed.
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
 #include <span>
 #include <string>
 
@@ -56,7 +59,7 @@ class Deriver {
       s.seed = systems[k].seed;
       s.d0l = makeD0LTable(*s.data, s.data->productions);
       s.cut_possible = symbolCanAppear(*s.data, '%');
-      s.decomposition_depth = s.data->decomposition.empty() ? 0 : std::clamp(s.data->decomposition.max_depth, 1, 255);
+      s.decomposition_depth = s.data->decomposition.empty() ? 0 : s.data->decomposition.max_depth;  // <= 255 (parser)
       parametric_ = parametric_ || s.data->parametric;
       max_iterations_ = std::max(max_iterations_, s.iterations);
     }
@@ -72,6 +75,7 @@ class Deriver {
     begin_.assign(n + 1, 0);
     if (single()) {
       const Slot& s = slots_[0];
+      budget_.checkAxiom(s.data->axiom);
       runner_->load(std::span(&s.data, 1), s.data->axiom, parametric_);
       if (s.d0l.usable && s.data->decomposition.empty() && !s.cut_possible) buildJumps(s.iterations);
     } else {
@@ -82,6 +86,7 @@ class Deriver {
         appendModules(axiom, slots_[k].data->axiom, parametric_);
       }
       begin_[n] = axiom.size();
+      budget_.checkAxiom(axiom);
       std::vector<const LSystemData*> datas(n);
       for (size_t k = 0; k < n; ++k) datas[k] = slots_[k].data;
       runner_->load(datas, axiom, parametric_);
@@ -110,6 +115,7 @@ class Deriver {
     if (single()) begin_[1] = runner_->modules();
     out.begin = std::move(begin_);
     out.string = runner_->download();
+    checkFiniteParameters(out.string);
     return out;
   }
 
@@ -124,6 +130,32 @@ class Deriver {
     int decomposition_depth = 0;  ///< 0: no decomposition
     bool decomposing = false;     ///< this step's decomposition still rewrites something
   };
+
+  /// Parameters reach the turtle, the geometry and the outputs (a NaN width
+  /// once made the SVG writer loop; `.txt` wrote `F(-nan)`), so a final string
+  /// with a non-finite parameter is an error naming the module (issue 16).
+  void checkFiniteParameters(const ModuleString& s) const {
+    // Not finite: the exponent bits all ones; or-ing over the array vectorizes.
+    uint32_t bad = 0;
+    for (const float p : s.params) bad |= (std::bit_cast<uint32_t>(p) & 0x7f800000u) + 0x00800000u;
+    if (!(bad & 0x80000000u)) return;
+    for (uint64_t i = 0; i < s.size(); ++i) {
+      for (uint64_t k = s.param_offsets[i]; k < s.param_offsets[i + 1]; ++k) {
+        if (std::isfinite(s.params[k])) continue;
+        size_t system = 0;
+        while (!single() && system + 1 < slots_.size() && begin_[system + 1] <= i) ++system;
+        const uint64_t position = i - (single() ? 0 : begin_[system]);
+        char value[32];
+        std::snprintf(value, sizeof value, "%g", std::isnan(s.params[k]) ? NAN : static_cast<double>(s.params[k]));
+        std::string where = single() ? std::string() : "instance " + std::to_string(system) + ": ";
+        throw Error(where + "module " + std::to_string(position) + " '" + static_cast<char>(s.symbols[i]) +
+                    "' of the string after step " + std::to_string(slots_[system].iterations) + " has parameter " +
+                    std::to_string(k - s.param_offsets[i] + 1) + " = " + value +
+                    "; parameters must stay finite (look for a division by zero, sqrt or log of a "
+                    "negative number, or a value that overflows)");
+      }
+    }
+  }
 
   bool single() const { return slots_.size() == 1; }
   uint64_t length(size_t k) const { return single() ? runner_->modules() : begin_[k + 1] - begin_[k]; }

@@ -171,9 +171,16 @@ float ExprCompiler::evaluateConstant(const LogicalLine& line, size_t& pos, size_
   ExprScope scope;
   scope.constant = true;
   size_t code_size = data_.code.size();
+  const size_t start = pos;
   int32_t offset = compile(line, pos, end, scope);
   float value = evaluate(offset);
   data_.code.resize(code_size);
+  // Constants reach the turtle, the geometry and the outputs as they are: a
+  // NaN width once made the SVG writer loop (issue 16), so every constant
+  // (axiom parameters, view settings, #define) must be a finite number.
+  if (!std::isfinite(value))
+    line.fail(start, std::string("the value is not a finite number (") +
+                         (std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf") + ")");
   return value;
 }
 

@@ -19,8 +19,6 @@
 
 namespace procgen::detail {
 
-inline constexpr int kMaxHomomorphismDepth = 64;
-
 /// The turtle's view and initial state from the view settings.
 inline void initTurtle(const ViewSettings& v, PgTurtleView* view, PgTurtle* turtle) {
   pgTurtleViewInit(view, v.step, v.angle_deg, v.width_factor, v.width_scale, v.tropism.x, v.tropism.y,
@@ -30,7 +28,7 @@ inline void initTurtle(const ViewSettings& v, PgTurtleView* view, PgTurtle* turt
 
 /// Homomorphism recursion depth of `data` (0: no homomorphism).
 inline int homomorphismDepth(const LSystemData& data) {
-  return data.homomorphism.empty() ? 0 : std::clamp(data.homomorphism.max_depth, 1, kMaxHomomorphismDepth);
+  return data.homomorphism.empty() ? 0 : data.homomorphism.max_depth;  // [1, kMaxHomomorphismDepth] (parser)
 }
 
 /// What pgTurtleApply returns for each symbol (it depends on the symbol only).

@@ -4,8 +4,13 @@
 
 namespace procgen::detail {
 
+std::string_view withoutBom(std::string_view text) {
+  constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+  return text.substr(0, kUtf8Bom.size()) == kUtf8Bom ? text.substr(kUtf8Bom.size()) : text;
+}
+
 SourceText::SourceText(std::string_view text, std::string filename)
-    : text_(text), filename_(std::move(filename)) {
+    : text_(withoutBom(text)), filename_(std::move(filename)) {
   line_starts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
@@ -17,9 +22,7 @@ std::string SourceText::physicalLine(int line) const {
   size_t end = text_.find('\n', begin);
   if (end == std::string_view::npos) end = text_.size();
   if (end > begin && text_[end - 1] == '\r') --end;
-  // Very long lines (fuzzer input, minified files) would flood the terminal.
-  constexpr size_t kMaxShown = 400;
-  if (end - begin > kMaxShown) end = begin + kMaxShown;
+  // Whole: ParseError shows a window of a long line around the column.
   return std::string(text_.substr(begin, end - begin));
 }
 

@@ -16,7 +16,12 @@
 
 namespace procgen::detail {
 
-/// The original file, kept for the caret line of diagnostics.
+/// `text` without a leading UTF-8 byte-order mark, which some editors write:
+/// it is not part of the text (issue 16: it read as "expected a production"
+/// at 1:1). Used by the .l and .scene readers.
+std::string_view withoutBom(std::string_view text);
+
+/// The original file (without a byte-order mark), kept for the caret line of diagnostics.
 class SourceText {
  public:
   SourceText(std::string_view text, std::string filename);

@@ -15,6 +15,12 @@
 
 namespace procgen::detail {
 
+/// The largest `maximum depth:` of a decomposition table (docs/lsystem-language.md).
+inline constexpr int kMaxDecompositionDepth = 255;
+/// The largest `maximum depth:` of a homomorphism table: the turtle expands
+/// recursively, one successor buffer per level.
+inline constexpr int kMaxHomomorphismDepth = 64;
+
 struct RuleTable {
   std::array<int32_t, PG_SYMBOL_COUNT> first_by_symbol;
   std::vector<PgProduction> productions;

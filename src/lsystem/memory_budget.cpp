@@ -1,38 +1,14 @@
 #include "lsystem/memory_budget.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <string>
 
+#include "procgen/budget.hpp"
 #include "procgen/error.hpp"
 
 namespace procgen::detail {
-namespace {
-
-uint64_t physicalMemoryBytes() {
-  long pages = sysconf(_SC_PHYS_PAGES);
-  long page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return uint64_t{8} << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-}
-
-std::string humanBytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 5) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
-  return buf;
-}
-
-}  // namespace
 
 MemoryBudget::MemoryBudget(uint64_t max_modules, uint64_t budget_bytes)
-    : max_modules_(max_modules), budget_bytes_(budget_bytes ? budget_bytes : physicalMemoryBytes() / 2) {}
+    : max_modules_(max_modules), budget_bytes_(effectiveMemoryBudget(budget_bytes)) {}
 
 namespace {
 /// Bytes of the next string plus the choice and partner arrays of the pass after it.
@@ -50,18 +26,31 @@ bool MemoryBudget::fits(const ChunkCount& next, bool parametric, bool has_contex
 
 void MemoryBudget::check(const ChunkCount& next, bool parametric, bool has_context, int step,
                          uint64_t current_bytes) const {
+  const std::string what = step == 0 ? std::string("the axiom and its decomposition")
+                                     : "derivation step " + std::to_string(step);
   if (max_modules_ && next.modules > max_modules_) {
-    throw ResourceError("derivation step " + std::to_string(step) + " would produce " +
-                        std::to_string(next.modules) + " modules, over --max-modules " +
+    throw ResourceError(what + " would produce " + std::to_string(next.modules) + " modules, over --max-modules " +
                         std::to_string(max_modules_) + "; stopped before allocating");
   }
   const double projected = projectedBytes(next, parametric, has_context);
   if (projected + static_cast<double>(current_bytes) > static_cast<double>(budget_bytes_)) {
-    throw ResourceError("derivation step " + std::to_string(step) + " would produce " +
-                        std::to_string(next.modules) + " modules (" + humanBytes(projected) +
-                        "), over the memory budget of " + humanBytes(static_cast<double>(budget_bytes_)) +
+    // The string being rewritten stays allocated until the new one is
+    // written, so it counts too; say so (a message naming only the new
+    // string's bytes read as if a smaller size had been refused).
+    throw ResourceError(what + " would produce " + std::to_string(next.modules) + " modules: " +
+                        humanBytes(projected) + " plus the " + humanBytes(static_cast<double>(current_bytes)) +
+                        " of the current string, held until the step is written, " +
+                        humanBytes(projected + static_cast<double>(current_bytes)) +
+                        " in all, over the memory budget of " + humanBytes(static_cast<double>(budget_bytes_)) +
                         "; stopped before allocating (lower -n, or see --max-modules)");
   }
+}
+
+void MemoryBudget::checkAxiom(const ModuleString& axiom) const {
+  if (max_modules_ && axiom.size() > max_modules_)
+    throw ResourceError("the axiom has " + std::to_string(axiom.size()) + " modules, over --max-modules " +
+                        std::to_string(max_modules_));
+  requireMemory("the axiom", bytesOf(axiom), budget_bytes_);
 }
 
 }  // namespace procgen::detail

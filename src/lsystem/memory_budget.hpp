@@ -17,8 +17,12 @@ class MemoryBudget {
 
   /// Throws ResourceError when the next string (`next`, from the count stage)
   /// plus the per-module arrays of the pass after it would not fit beside the
-  /// `current_bytes` already held, or would exceed max_modules.
+  /// `current_bytes` already held, or would exceed max_modules. `step` 0 is
+  /// the axiom's decomposition.
   void check(const ChunkCount& next, bool parametric, bool has_context, int step, uint64_t current_bytes) const;
+  /// Throws ResourceError when the axiom (the combined axiom of a scene) alone
+  /// exceeds max_modules or the budget.
+  void checkAxiom(const ModuleString& axiom) const;
   /// Whether check() would pass.
   bool fits(const ChunkCount& next, bool parametric, bool has_context, uint64_t current_bytes) const;
 

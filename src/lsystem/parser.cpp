@@ -25,6 +25,7 @@
 #include "lsystem/lexer.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "procgen/error.hpp"
+#include "procgen/input.hpp"
 #include "procgen/lsystem.hpp"
 
 namespace procgen {
@@ -343,8 +344,13 @@ class Parser {
     } else if (key == "maximum depth") {
       if (section_ == kProductions)
         line.fail(b, "'maximum depth:' belongs in a decomposition or homomorphism section");
-      table().max_depth = toInteger(line, v, expr_.evaluateConstantAll(line, v, end), 1, 1 << 20,
-                                    "maximum depth");
+      // The limits are enforced, not silent caps (issue 16): the recursion
+      // beyond them would exhaust time or memory long before it ended.
+      const bool homomorphism = section_ == kHomomorphism;
+      table().max_depth = toInteger(line, v, expr_.evaluateConstantAll(line, v, end), 1,
+                                    homomorphism ? kMaxHomomorphismDepth : kMaxDecompositionDepth,
+                                    homomorphism ? "maximum depth of a homomorphism"
+                                                 : "maximum depth of a decomposition");
     } else if (key == "ignore" || key == "consider") {
       parseSymbolSet(line, b, value, key == "ignore");
     } else if (key == "seed") {
@@ -580,15 +586,7 @@ LSystem LSystem::fromText(std::string_view text, const std::string& filename) {
 }
 
 LSystem LSystem::fromFile(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error("cannot read L-system file '" + path.string() + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read L-system file '" + path.string() + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw Error("error while reading L-system file '" + path.string() + "'");
-  return fromText(buffer.str(), path.string());
+  return fromText(readInputFile(path, "L-system file"), path.string());
 }
 
 const std::string& LSystem::name() const { return data_->name; }

@@ -18,9 +18,12 @@
 #include "common/dispatch.hpp"
 #include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
+#include "lsystem/interpret_budget.hpp"
+#include "lsystem/memory_budget.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "lsystem/opencl/interpret.hpp"
 #include "lsystem/pass_runner.hpp"
+#include "procgen/budget.hpp"
 #include "procgen/error.hpp"
 #include "procgen/scene.hpp"
 
@@ -82,6 +85,15 @@ Geometry placeAll(const LSystemScene& scene, const std::vector<Geometry>& parts)
   detail::reserveLarge(out.segments, segments);
   detail::reserveLarge(out.polygon_vertices, vertices);
   for (size_t k = 0; k < parts.size(); ++k) appendPlaced(out, parts[k], Placement(scene.instances[k]));
+  if (!detail::finiteGeometry(out)) {
+    for (size_t k = 0; k < parts.size(); ++k) {
+      Geometry one;
+      appendPlaced(one, parts[k], Placement(scene.instances[k]));
+      if (!detail::finiteGeometry(one))
+        throw Error("scene instance " + std::to_string(k) + " (line " + std::to_string(scene.instances[k].line) +
+                    "): its placement (position, rotation, scale) makes the geometry non-finite");
+    }
+  }
   return out;
 }
 
@@ -114,7 +126,8 @@ LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOption
 }
 
 Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
-                        const Execution& execution, uint64_t seed) {
+                        const Execution& execution, uint64_t seed, uint64_t max_modules,
+                        uint64_t memory_budget_bytes) {
   const size_t n = scene.instances.size();
   auto options = [&](size_t k, const Execution& exec) {
     InterpretOptions o;
@@ -122,8 +135,26 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
     o.execution = exec;
     o.instance = static_cast<int32_t>(k);
     o.seed = scene.instances[k].seed.value_or(seed + k);
+    o.max_modules = max_modules;
+    o.memory_budget_bytes = memory_budget_bytes;
     return o;
   };
+  // One budget over all instances (issue 16): every instance's drawing is
+  // sized before any is drawn. The parts are then copied into the placed
+  // whole, so the geometry counts twice; the combined string is held.
+  const uint64_t held = detail::MemoryBudget::bytesOf(derivation.string);
+  uint64_t parts_bytes = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const LSystemInstance& inst = scene.instances[k];
+    const detail::InterpretSize size = detail::checkInterpretation(
+        inst.lsystem.data(), derivation.string, derivation.begin[k], derivation.begin[k + 1],
+        inst.seed.value_or(seed + k), max_modules, memory_budget_bytes,
+        checkedAdd(held, checkedMul(parts_bytes, 2).value_or(UINT64_MAX)).value_or(UINT64_MAX),
+        "scene interpretation, instance " + std::to_string(k) + " (line " + std::to_string(inst.line) + ")");
+    parts_bytes = checkedAdd(parts_bytes, size.bytes).value_or(UINT64_MAX);
+  }
+  requireMemory("scene interpretation (" + std::to_string(n) + " instances, drawn and placed)",
+                checkedMul(parts_bytes, 2).value_or(UINT64_MAX), memory_budget_bytes, held);
   // Balance (paper §6: not one thread per L-system): an instance holding a
   // large share of the string is drawn with the backend's own parallel
   // interpreter; the many small ones are drawn serially, side by side on the
@@ -145,6 +176,10 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
     }
     std::vector<Geometry> parts =
         detail::interpretBatchOpenCL(derivation.string, derivation.begin, opts, together, execution.device);
+    for (size_t k = 0; k < n; ++k)
+      if (together[k] && !detail::finiteGeometry(parts[k]))
+        detail::throwNonFiniteGeometry(scene.instances[k].lsystem.data(), derivation.instanceString(k, scene),
+                                       opts[k]);
     for (size_t k = 0; k < n; ++k)
       if (!together[k]) parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), opts[k]);
     return placeAll(scene, parts);

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "lsystem/lexer.hpp"
 #include "procgen/error.hpp"
+#include "procgen/input.hpp"
 #include "procgen/scene.hpp"
 
 namespace procgen {
@@ -97,14 +99,6 @@ class SceneLine {
   int line_;
 };
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read '" + path.string() + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 /// Replaces the value of `#define name ...` in an L-system's text, keeping a
 /// trailing comment. Returns false when the model has no such define.
 bool overrideDefine(std::string& text, const std::string& name, const std::string& value) {
@@ -183,7 +177,7 @@ LSystemInstance parseInstance(const SceneLine& line, const std::vector<std::pair
     }
   }
 
-  std::string text = readFile(inst.file);
+  std::string text = readInputFile(inst.file, "L-system file");
   for (const auto& [name, value] : defines) {
     if (!overrideDefine(text, name, value))
       line.fail(words[0].first,
@@ -209,6 +203,7 @@ LSystemInstance parseInstance(const SceneLine& line, const std::vector<std::pair
 
 LSystemScene LSystemScene::fromText(std::string_view text, const std::string& filename,
                                     const fs::path& base) {
+  text = detail::withoutBom(text);
   LSystemScene scene;
   int line_number = 0;
   size_t start = 0;
@@ -231,7 +226,7 @@ LSystemScene LSystemScene::fromText(std::string_view text, const std::string& fi
 }
 
 LSystemScene LSystemScene::fromFile(const fs::path& path) {
-  return fromText(readFile(path), path.string(), path.parent_path());
+  return fromText(readInputFile(path, "scene"), path.string(), path.parent_path());
 }
 
 }  // namespace procgen

@@ -36,6 +36,25 @@ PROCGEN_FN pg_i64 pgMinOfBlock(__global const pg_i64* src, pg_u64 src_n, pg_u64 
   return m;
 }
 
+/* From node p of `level` down to level 0, taking at each level the first
+ * (forward) or last (!forward) child whose minimum is <= target; node p's
+ * minimum is <= target, so one always exists. The way down of both searches. */
+PROCGEN_FN pg_u64 pgDescend(const PgMinTree* t, pg_i32 level, pg_u64 p, pg_i64 target, int forward) {
+  while (level > 0) {
+    --level;
+    const pg_u64 b = p * PG_MIN_BLOCK;
+    const pg_u64 e = min(t->len[level], b + PG_MIN_BLOCK);
+    if (forward) {
+      for (p = b; p < e; ++p)
+        if (t->tree[t->off[level] + p] <= target) break;
+    } else {
+      for (p = e; p-- > b;)
+        if (t->tree[t->off[level] + p] <= target) break;
+    }
+  }
+  return p;
+}
+
 /* Smallest m >= s with e[m] <= target, or -1. */
 PROCGEN_FN pg_i64 pgNextAtMost(const PgMinTree* t, pg_u64 s, pg_i64 target) {
   pg_i32 level = 0;
@@ -55,16 +74,7 @@ PROCGEN_FN pg_i64 pgNextAtMost(const PgMinTree* t, pg_u64 s, pg_i64 target) {
     pos = pos / PG_MIN_BLOCK + 1;
     ++level;
   }
-  pg_u64 p = (pg_u64)found;
-  while (level > 0) {
-    --level;
-    const pg_u64 n = t->len[level];
-    const pg_u64 b = p * PG_MIN_BLOCK;
-    const pg_u64 e = min(n, b + PG_MIN_BLOCK);
-    for (p = b; p < e; ++p)
-      if (t->tree[t->off[level] + p] <= target) break;
-  }
-  return (pg_i64)p;
+  return (pg_i64)pgDescend(t, level, (pg_u64)found, target, 1);
 }
 
 /* Largest j <= s with e[j] <= target, or -1. */
@@ -84,16 +94,7 @@ PROCGEN_FN pg_i64 pgPrevAtMost(const PgMinTree* t, pg_u64 s, pg_i64 target) {
     pos = pos / PG_MIN_BLOCK - 1;
     ++level;
   }
-  pg_u64 p = (pg_u64)found;
-  while (level > 0) {
-    --level;
-    const pg_u64 n = t->len[level];
-    const pg_u64 b = p * PG_MIN_BLOCK;
-    const pg_u64 e = min(n, b + PG_MIN_BLOCK);
-    for (p = e; p-- > b;)
-      if (t->tree[t->off[level] + p] <= target) break;
-  }
-  return (pg_i64)p;
+  return (pg_i64)pgDescend(t, level, (pg_u64)found, target, 0);
 }
 
 #endif /* PROCGEN_OPENCL_MIN_TREE_H */

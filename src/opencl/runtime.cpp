@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 #include "opencl/kernel_sources.hpp"
@@ -193,12 +194,16 @@ std::string expandIncludes(const std::string& name) {
 
 // ---------------------------------------------------------------------------
 
+Context::Registry& Context::registry() {
+  static Registry registry;
+  return registry;
+}
+
 Context& Context::get(int requested_device) {
-  static std::mutex mutex;
-  static std::map<int, std::unique_ptr<Context>> contexts;
+  Registry& r = registry();
   const int index = chooseDevice(requested_device);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = contexts[index];
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto& slot = r.contexts[index];
   if (!slot) {
     const DeviceEntry& e = discovery().devices[static_cast<size_t>(index)];
     slot.reset(new Context(e.platform, e.id, e.info));
@@ -357,6 +362,22 @@ void Kernel::run(Context& ctx, uint64_t global, size_t local) const {
 }
 
 }  // namespace opencl
+
+namespace detail {
+std::function<void()> prepareOpenCLBackend(int device) {
+  // The registries exist before the background half runs (device discovery
+  // itself is what the CLI has already done to check the device index).
+  (void)opencl::discovery();
+  (void)opencl::Context::registry();
+  return [device] {
+    try {
+      (void)opencl::Context::get(device);
+    } catch (const std::exception&) {
+      // No device, or it failed: the stage that needs it reports the error.
+    }
+  };
+}
+}  // namespace detail
 
 // ---------------------------------------------------------------------------
 // Public queries (procgen/opencl.hpp)

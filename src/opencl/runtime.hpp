@@ -47,6 +47,13 @@ class Context {
   /// Throws BackendUnavailableError when there is no device.
   static Context& get(int requested_device = -1);
 
+  /// Every device's context, made on first use, destroyed at exit.
+  struct Registry {
+    std::mutex mutex;
+    std::map<int, std::unique_ptr<Context>> contexts;
+  };
+  static Registry& registry();
+
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;

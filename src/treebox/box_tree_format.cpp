@@ -9,6 +9,7 @@
 
 #include "common/random.h"
 #include "procgen/error.hpp"
+#include "procgen/input.hpp"
 #include "procgen/treebox.hpp"
 
 namespace procgen {
@@ -168,11 +169,7 @@ BoxTree parseBoxTree(std::string_view text, const std::string& filename) {
 }
 
 BoxTree readBoxTree(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read box tree '" + path.string() + "'");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parseBoxTree(buf.str(), path.string());
+  return parseBoxTree(readInputFile(path, "box tree"), path.string());
 }
 
 std::string writeBoxTree(const BoxTree& scene) {

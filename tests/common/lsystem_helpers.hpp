@@ -89,13 +89,20 @@ inline double modelSize(const Geometry& g) {
 }
 
 /// The coordinate tolerance of the interpreters' matrix-scan path (chunk
-/// frames composed, so floats round differently from the serial walk):
-/// size × (1e-4 + modules / 2²²), size = modelSize(want). The second term is
-/// float rounding along the turtle's path, which both interpreters accumulate:
-/// the serial turtle itself is that far from a double-precision walk
-/// (row-of-trees n=7: 6e-4 of the size, 48k commands on one path).
+/// frames composed, so floats round differently from the serial walk), as a
+/// fraction of the model's size (size = modelSize(want)), whatever the
+/// string's length. include/procgen/lsystem.hpp documents 1e-4; measured
+/// (every example at the parity suite's sizes, every variant, issue 16): at
+/// most 9.7e-5 but for row-of-trees n=6 on cpu×3 with chunks of 7 modules,
+/// 1.3e-4. The bound held here is 2e-4 — the documented one is not met on
+/// that case, and loosening further needs a measurement, not a guess.
+inline constexpr double kMatrixScanRelativeBound = 2e-4;
+
+/// kMatrixScanRelativeBound × the model's size. (`modules` only names the
+/// string's length for callers; the bound does not grow with it.)
 inline double matrixScanTolerance(const Geometry& want, uint64_t modules) {
-  return (1e-4 + static_cast<double>(modules) / (1 << 22)) * modelSize(want);
+  (void)modules;
+  return kMatrixScanRelativeBound * modelSize(want);
 }
 
 inline bool sameBits(const Vec3& a, const Vec3& b) {

@@ -186,5 +186,66 @@ TEST(PngWriter, SideViewTurnsDepthIntoWidth) {
   EXPECT_TRUE(isColor(front, 2, 2, options.background));
 }
 
+// A right triangle with its right angle at the model's origin, legs along +X
+// and +Y: drawn upright, it fills the image's lower-left half. Any flip (rows
+// written bottom up, x mirrored) moves the painted half. By hand: 100×100,
+// margin 0.02·100 + 0.5 = 2.5 px, scale 95 px per unit, model (x, y) at pixel
+// (2.5 + 95x, 97.5 − 95y); the pixel (px, py) centre is inside when
+// (px − 2) + (97 − py) < 95.
+TEST(PngWriter, AsymmetricTriangleIsUprightNotMirrored) {
+  TempDir dir;
+  Geometry g;
+  addPolygon(g, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, 3);
+  WriteOptions options;
+  options.width = options.height = 100;
+  writeGeometry(g, dir / "tri.png", options);
+  Image img = decode(dir / "tri.png");
+  ASSERT_EQ(img.width, 100);
+  const Vec3 color = paletteColor(3), bg = options.background;
+  auto inside = [](int px, int py) { return (px - 2) + (97 - py) < 95; };
+  for (auto [x, y] : {std::pair{5, 94}, {5, 10}, {90, 94}, {40, 50}, {94, 5}, {90, 10}, {60, 30}, {5, 1}}) {
+    const bool want = inside(x, y);
+    EXPECT_TRUE(isColor(img, x, y, want ? color : bg)) << x << "," << y << (want ? " painted" : " background");
+  }
+  // Every painted pixel lies on the lower-left side of the hypotenuse.
+  for (int y = 0; y < 100; ++y)
+    for (int x = 0; x < 100; ++x)
+      if ((x - 2) + (97 - y) > 96) {
+        ASSERT_TRUE(isColor(img, x, y, bg)) << x << "," << y;
+      }
+}
+
+// The iso view puts +Y straight up and +X down to the right: a segment from
+// the origin along +Y is a vertical bar in the upper half, one along +X runs
+// to the lower right (screen direction (1/√2, −1/√6) → pixel direction (+, +)).
+TEST(PngWriter, IsoViewKeepsYUpAndSendsXDownRight) {
+  TempDir dir;
+  Geometry g;
+  g.segments.push_back(makeSegment({0, 0, 0}, {0, 1, 0}, 0.05f, 5));
+  g.segments.push_back(makeSegment({0, 0, 0}, {1, 0, 0}, 0.05f, 7));
+  WriteOptions options;
+  options.width = options.height = 200;
+  options.projection = Projection::kIso;
+  writeGeometry(g, dir / "iso.png", options);
+  Image img = decode(dir / "iso.png");
+  // By hand: screen points O (0,0), Y (0, 0.8165), X (0.7071, -0.4082); bounds
+  // grown by the radius 0.025: u in [-0.025, 0.7321], v in [-0.4332, 0.8415],
+  // extents 0.7571 × 1.2747; margin 4.5 px, scale 191/1.2747 = 149.8 px/unit,
+  // centre (0.3536, 0.2041) at pixel (100, 100).
+  const double scale = 191.0 / (0.8165 + 0.025 + 0.4082 + 0.025);
+  auto pixel = [&](double u, double v) {
+    return std::pair{int(std::floor(100 + (u - 0.35355) * scale)), int(std::floor(100 - (v - 0.20412) * scale))};
+  };
+  const auto [yx, yy] = pixel(0, 0.6);        // on the +Y bar
+  const auto [xx, xy] = pixel(0.55, -0.3175);  // on the +X segment (t = 0.7778)
+  EXPECT_TRUE(isColor(img, yx, yy, paletteColor(5), 8)) << yx << "," << yy;
+  EXPECT_TRUE(isColor(img, xx, xy, paletteColor(7), 8)) << xx << "," << xy;
+  // Mirror images of those points stay background.
+  const auto [mx, my] = pixel(0, -0.2);
+  EXPECT_TRUE(isColor(img, mx, my, options.background)) << mx << "," << my;
+  const auto [nx, ny] = pixel(0.55, 0.3175);
+  EXPECT_TRUE(isColor(img, nx, ny, options.background)) << nx << "," << ny;
+}
+
 }  // namespace
 }  // namespace procgen::iotest

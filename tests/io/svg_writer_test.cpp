@@ -110,5 +110,52 @@ TEST(SvgWriter, ProjectionsChooseThePlane) {
   EXPECT_FLOAT_EQ(float(xy[2] - xy[0]), -3.0f);  // camera on +X: +Z is to the left
 }
 
+// Polygons: one <polygon> per drawable polygon, its points the vertices in
+// order with y flipped, filled with the palette colour (hand-derived).
+TEST(SvgWriter, PolygonPointsAreTheVerticesWithYFlipped) {
+  TempDir dir;
+  Geometry g;
+  addPolygon(g, {{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {0, 3, 0}}, 4);  // asymmetric quad
+  addPolygon(g, {{5, 5, 0}, {6, 5, 0}}, 2);                        // 2 vertices: skipped
+  writeGeometry(g, dir / "p.svg");
+  const std::string svg = readText(dir / "p.svg");
+  EXPECT_EQ(countOf(svg, "<polygon "), 1u);
+  const std::vector<double> xy = numbers(attribute(svg, "points"));
+  const std::vector<double> want = {0, 0, 2, 0, 2, -1, 0, -3};
+  ASSERT_EQ(xy.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) EXPECT_DOUBLE_EQ(xy[k] + 0.0, want[k]) << k;
+  const Vec3 c = paletteColor(4);
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "#%02x%02x%02x", int(std::lround(c.x * 255)), int(std::lround(c.y * 255)),
+                int(std::lround(c.z * 255)));
+  EXPECT_EQ(attribute(svg, "fill", svg.find("<polygon ")), hex);
+}
+
+// The iso view by hand: camera on (1,1,1), +Y up. Screen right is
+// (1,0,-1)/√2, screen up is (-1,2,-1)/√6; SVG's y points down, so a path
+// vertex is (u, -v).
+TEST(SvgWriter, IsoProjectionIsTheTextbookIsometricView) {
+  TempDir dir;
+  const double r2 = std::sqrt(2.0), r6 = std::sqrt(6.0);
+  const struct {
+    Vec3 end;
+    double u, v;
+  } axes[] = {{{1, 0, 0}, 1 / r2, -1 / r6}, {{0, 1, 0}, 0, 2 / r6}, {{0, 0, 1}, -1 / r2, -1 / r6},
+              {{2, 3, -1}, 3 / r2, (6 - 2 + 1) / r6}};
+  for (const auto& a : axes) {
+    Geometry g;
+    g.segments.push_back(makeSegment({0, 0, 0}, a.end, 0.1f));
+    WriteOptions options;
+    options.projection = Projection::kIso;
+    writeGeometry(g, dir / "iso.svg", options);
+    const std::vector<double> xy = numbers(attribute(readText(dir / "iso.svg"), "d"));
+    ASSERT_EQ(xy.size(), 4u);
+    EXPECT_NEAR(xy[0], 0, 1e-6);
+    EXPECT_NEAR(xy[1], 0, 1e-6);
+    EXPECT_NEAR(xy[2], a.u, 1e-5) << a.end.x << "," << a.end.y << "," << a.end.z;
+    EXPECT_NEAR(xy[3], -a.v, 1e-5) << a.end.x << "," << a.end.y << "," << a.end.z;
+  }
+}
+
 }  // namespace
 }  // namespace procgen::iotest

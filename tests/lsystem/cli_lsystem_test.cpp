@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -127,15 +128,29 @@ TEST_F(CliLsystem, MissingOrUnreadableFileIsBadInput) {
   EXPECT_EQ(run("lsystem " + dir_.string()), 2) << err_;  // a directory cannot be read as a model
 }
 
+// Exit code 3 is checked on every machine: where OpenCL works, a device index
+// that does not exist (PROCGEN_OPENCL_DEVICE, honoured by src/opencl/runtime.cpp,
+// or --device) makes the backend unavailable; without OpenCL the backend is
+// unavailable anyway.
 TEST_F(CliLsystem, BackendUnavailable) {
   const std::string model = example("koch-island.l").string();
-  const int rc = run("lsystem " + model + " -n 1 --backend opencl --quiet");
-  if (backendAvailable(Backend::kOpenCL) && rc == 0)
-    GTEST_SKIP() << "the opencl backend is available and ran";
-  // Not compiled in, or compiled in without an L-system implementation/device.
-  EXPECT_EQ(rc, 3) << err_;
-  EXPECT_NE(err_.find("opencl"), std::string::npos) << err_;
+  const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+  for (const std::string env : {"PROCGEN_OPENCL_DEVICE=9999", "PROCGEN_OPENCL_DEVICE=not-a-number"}) {
+    SCOPED_TRACE(env);
+    const int rc = test::runProcgen("lsystem " + model + " -n 1 --backend opencl --quiet -o " +
+                                        (dir_ / "k.txt").string(), err, out, env);
+    err_ = slurp(err);
+    EXPECT_EQ(rc, 3) << err_;
+    std::string lower = err_;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_NE(lower.find("opencl"), std::string::npos) << err_;
+    EXPECT_NE(err_.find("error:"), std::string::npos) << err_;
+    EXPECT_FALSE(fs::exists(dir_ / "k.txt"));
+  }
+  EXPECT_EQ(run("lsystem " + model + " -n 1 --backend opencl --device 9999 --quiet"), 3) << err_;
   EXPECT_NE(err_.find("error:"), std::string::npos) << err_;
+  // The same model on a backend that exists here runs.
+  EXPECT_EQ(run("lsystem " + model + " -n 1 --backend serial --quiet"), 0) << err_;
 }
 
 TEST_F(CliLsystem, OutputErrors) {

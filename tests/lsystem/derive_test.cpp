@@ -788,7 +788,7 @@ TEST(DeriveBudget, HugeProjectionStopsBeforeAllocating) {
   LSystem l = LSystem::fromText("Axiom: " + a16 + "\nA --> " + a16 + "\n");
   DeriveOptions o;
   o.iterations = 1;
-  o.max_modules = 1000;
+  o.max_modules = 100000;  // above the 65536-module axiom, which counts too (issue 16)
   try {
     derive(l, o);
     FAIL() << "no ResourceError";

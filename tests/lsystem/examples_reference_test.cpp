@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "common/reference_lsystem.hpp"
 #include "procgen/lsystem.hpp"
 
 namespace {
@@ -413,40 +414,8 @@ TEST(ExamplesReference, MonopodialAndSympodialTreesMatchRewriting) {
 
 bool ignoredInContext(char c) { return c == '+' || c == '-' || c == 'F'; }
 
-/// cpfg left context: walk back, skip ignored letters and whole branches that
-/// close before i, leave the current branch through its '['.
-char leftContext(const std::string& s, size_t i) {
-  int depth = 0;
-  for (size_t j = i; j-- > 0;) {
-    const char c = s[j];
-    if (c == ']') {
-      ++depth;
-    } else if (c == '[') {
-      if (depth > 0) --depth;
-    } else if (depth == 0 && !ignoredInContext(c)) {
-      return c;
-    }
-  }
-  return 0;
-}
-
-/// cpfg right context: walk forward, skip ignored letters and lateral
-/// branches; nothing past the ']' that closes the current branch.
-char rightContext(const std::string& s, size_t i) {
-  int depth = 0;
-  for (size_t j = i + 1; j < s.size(); ++j) {
-    const char c = s[j];
-    if (c == '[') {
-      ++depth;
-    } else if (c == ']') {
-      if (depth == 0) return 0;
-      --depth;
-    } else if (depth == 0 && !ignoredInContext(c)) {
-      return c;
-    }
-  }
-  return 0;
-}
+char leftContext(const std::string& s, size_t i) { return procgen::test::leftContext(s, i, ignoredInContext); }
+char rightContext(const std::string& s, size_t i) { return procgen::test::rightContext(s, i, ignoredInContext); }
 
 /// successors[l*4 + m*2 + r] is the successor of m with left context l and
 /// right context r (the book's eight rules in order 000, 001, ..., 111).

@@ -28,6 +28,7 @@
 #include "common/backends.hpp"
 #include "common/brackets.hpp"
 #include "common/lsystem_helpers.hpp"
+#include "common/reference_lsystem.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/pass_runner.hpp"
 #include "procgen/error.hpp"
@@ -53,8 +54,19 @@ std::vector<Variant> parityVariants() {
   return v;
 }
 
+/// The serial backend is the reference the other rows are compared with;
+/// comparing it with itself would check nothing. Serial is compared with
+/// independent references instead: SerialReference.* below,
+/// ExamplesReference.* (examples_reference_test.cpp), the hand-derived turtle
+/// tests (turtle_test.cpp) and the textbook D0L rewriting (d0l_count_test.cpp).
 class Parity : public procgen::test::BackendTest {
  protected:
+  void SetUp() override {
+    BackendTest::SetUp();
+    if (variant().backend == Backend::kSerial)
+      GTEST_SKIP() << "serial is the reference here; it is checked against independent references in "
+                      "SerialReference.*, ExamplesReference.* and Turtle*";
+  }
   /// Whether geometry the cpu backend draws bit-exactly (the work-queue path)
   /// must be bit-exact here too. Not on opencl: its turtle calls the device's
   /// sin/cos (turns with a parameter, tropism), which OpenCL C does not require
@@ -290,6 +302,64 @@ TEST_P(Parity, HomomorphismIsAppliedIdentically) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Serial against independent references (the serial rows above are skipped).
+
+// Random non-parametric context-sensitive grammars with brackets, '%' cuts and
+// #ignore, derived by the serial engine and by the brute-force first-match
+// rewriting of common/reference_lsystem.hpp, step by step.
+TEST(SerialReference, RandomContextGrammarsMatchBruteForce) {
+  std::mt19937 rng(2026);
+  int long_strings = 0;
+  for (int g = 0; g < 120; ++g) {
+    const procgen::test::ReferenceGrammar grammar = procgen::test::ReferenceGrammar::random(rng);
+    const std::string text = grammar.text();
+    SCOPED_TRACE("grammar " + std::to_string(g) + ":\n" + text);
+    const procgen::LSystem lsystem = procgen::LSystem::fromText(text, "reference.l");
+    std::string want = grammar.axiom;
+    for (int n = 1; n <= 12 && want.size() < 20000; ++n) {
+      want = grammar.step(want);
+      const ModuleString got = deriveWith(lsystem, n, 1, serialExecution());
+      const std::string got_text(got.symbols.begin(), got.symbols.end());
+      ASSERT_EQ(got_text, want) << "n=" << n;
+      if (want.size() > 200) ++long_strings;
+    }
+  }
+  EXPECT_GT(long_strings, 40);  // the generator grows strings, or this checks little
+}
+
+// The serial pass runner's cut and cutBranches against the brute-force cut,
+// on balanced and unbalanced bracket strings.
+TEST(SerialReference, CutMatchesBruteForce) {
+  std::mt19937 rng(3);
+  auto runner = procgen::detail::makeSerialPassRunner();
+  for (bool balanced : {true, false}) {
+    for (uint64_t n : {0, 1, 5, 40, 1000, 5000}) {
+      const ModuleString s = procgen::test::randomCutString(rng, n, false, 20, balanced);
+      const std::string want = procgen::test::cutReference(std::string(s.symbols.begin(), s.symbols.end()));
+      ModuleString a = s, b = s;
+      const bool removed_a = runner->cut(a);
+      const bool removed_b = procgen::detail::cutBranches(b);
+      SCOPED_TRACE("n=" + std::to_string(n) + " balanced=" + std::to_string(balanced));
+      EXPECT_EQ(removed_a, want.size() != s.size());
+      EXPECT_EQ(removed_b, want.size() != s.size());
+      EXPECT_EQ(std::string(a.symbols.begin(), a.symbols.end()), want);
+      EXPECT_EQ(std::string(b.symbols.begin(), b.symbols.end()), want);
+    }
+  }
+  // Parametric: the parameters of removed modules go with them (randomCutString
+  // gives module i the parameters i, i + 0.25 for A and i for B).
+  const ModuleString s = procgen::test::randomCutString(rng, 3000, true, 20, true);
+  ModuleString a = s;
+  runner->cut(a);
+  const std::vector<size_t> kept = procgen::test::cutKeptIndices(std::string(s.symbols.begin(), s.symbols.end()));
+  ASSERT_EQ(a.size(), kept.size());
+  std::vector<float> want_params;
+  for (size_t i : kept)
+    for (uint64_t k = s.param_offsets[i]; k < s.param_offsets[i + 1]; ++k) want_params.push_back(s.params[k]);
+  EXPECT_EQ(std::vector<float>(a.params.begin(), a.params.end()), want_params);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Parity, testing::ValuesIn(parityVariants()), procgen::test::variantName);
 
 // ---------------------------------------------------------------------------
@@ -393,15 +463,6 @@ TEST(CpuStages, D0LRewriteMatchesTextbookAcrossChunkBorders) {
       }
     }
   }
-}
-
-TEST(CpuStages, SerialRunnerCutIsCutBranches) {
-  std::mt19937 rng(3);
-  auto runner = procgen::detail::makeSerialPassRunner();
-  const ModuleString s = procgen::test::randomCutString(rng, 5000, true);
-  ModuleString a = s, b = s;
-  EXPECT_EQ(runner->cut(a), procgen::detail::cutBranches(b));
-  EXPECT_EQ(compareStrings(a, b), "");
 }
 
 #endif  // PROCGEN_HAVE_TBB

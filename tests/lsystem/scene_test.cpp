@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -262,6 +263,72 @@ TEST_F(SceneTest, PlacementMovesRotatesAndScalesEachInstance) {
     EXPECT_NEAR(s.end.z, 0.0f, 1e-5f);
     EXPECT_NEAR(s.width, 1.0f, 1e-6f);
   }
+}
+
+// Rotations about X and Y (and all three) against the textbook right-handed
+// matrices R = Rz·Ry·Rx applied here in double precision to the instance's
+// geometry drawn alone: a sign flipped in any axis moves the 3D tree's points.
+// By hand: +90° about Y takes +X to −Z, +90° about X takes +Y to +Z.
+TEST_F(SceneTest, RotationsAboutXAndYAreRightHanded) {
+  const std::string tree = (kExamples / "tree-3d.l").string() + " n=3";
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromText(
+      sceneText({tree, tree + " rotate=0,90,0", tree + " rotate=90,0,0", tree + " rotate=0,-35,0",
+                 tree + " rotate=30,40,50 at=1,2,3 scale=0.5"}),
+      "rot.scene", dir_);
+  const struct {
+    double rx, ry, rz, tx, ty, tz, scale;
+  } placements[] = {{0, 0, 0, 0, 0, 0, 1}, {0, 90, 0, 0, 0, 0, 1}, {90, 0, 0, 0, 0, 0, 1},
+                    {0, -35, 0, 0, 0, 0, 1}, {30, 40, 50, 1, 2, 3, 0.5}};
+  auto place = [](const auto& pl, const procgen::Vec3& p) {
+    const double d2r = M_PI / 180.0;
+    const double cx = std::cos(pl.rx * d2r), sx = std::sin(pl.rx * d2r);
+    const double cy = std::cos(pl.ry * d2r), sy = std::sin(pl.ry * d2r);
+    const double cz = std::cos(pl.rz * d2r), sz = std::sin(pl.rz * d2r);
+    double x = p.x * pl.scale, y = p.y * pl.scale, z = p.z * pl.scale;
+    double y1 = cx * y - sx * z, z1 = sx * y + cx * z;  // about X
+    y = y1;
+    z = z1;
+    double x2 = cy * x + sy * z, z2 = -sy * x + cy * z;  // about Y
+    x = x2;
+    z = z2;
+    double x3 = cz * x - sz * y, y3 = sz * x + cz * y;  // about Z
+    return std::array<double, 3>{x3 + pl.tx, y3 + pl.ty, z + pl.tz};
+  };
+  const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, procgen::DeriveOptions{});
+  procgen::InterpretOptions alone_options;
+  alone_options.view = scene.instances[0].view;
+  const procgen::Geometry alone = procgen::interpret(scene.instances[0].lsystem, d.instanceString(0, scene), alone_options);
+  ASSERT_GT(alone.segments.size(), 10u);
+  const double size = procgen::test::modelSize(alone);
+  // The tree leaves the Y axis: the rotations have something to move.
+  double spread = 0;
+  for (const procgen::Segment& s : alone.segments) spread = std::max({spread, std::abs(double(s.end.x)), std::abs(double(s.end.z))});
+  ASSERT_GT(spread, 0.1 * size);
+  for (const Config& config : configs()) {
+    SCOPED_TRACE(config.name);
+    ChunkOverride chunk(config.chunk);
+    const procgen::Geometry g = procgen::interpretScene(scene, d, config.execution());
+    ASSERT_EQ(g.segments.size(), 5 * alone.segments.size());
+    for (size_t k = 0; k < 5; ++k) {
+      for (size_t i = 0; i < alone.segments.size(); ++i) {
+        const procgen::Segment& got = g.segments[k * alone.segments.size() + i];
+        ASSERT_EQ(got.instance, int32_t(k));
+        for (const auto& [p, q] : {std::pair{got.start, alone.segments[i].start}, std::pair{got.end, alone.segments[i].end}}) {
+          const auto want = place(placements[k], q);
+          ASSERT_NEAR(p.x, want[0], 1e-5 * size) << "instance " << k << " segment " << i;
+          ASSERT_NEAR(p.y, want[1], 1e-5 * size) << "instance " << k << " segment " << i;
+          ASSERT_NEAR(p.z, want[2], 1e-5 * size) << "instance " << k << " segment " << i;
+        }
+      }
+    }
+  }
+  // The hand-derived cases: (1,0,0) about Y by +90° is (0,0,-1); (0,1,0) about X by +90° is (0,0,1).
+  const auto y90 = place(placements[1], procgen::Vec3{1, 0, 0});
+  EXPECT_NEAR(y90[0], 0, 1e-12);
+  EXPECT_NEAR(y90[2], -1, 1e-12);
+  const auto x90 = place(placements[2], procgen::Vec3{0, 1, 0});
+  EXPECT_NEAR(x90[1], 0, 1e-12);
+  EXPECT_NEAR(x90[2], 1, 1e-12);
 }
 
 TEST_F(SceneTest, GeometryIsEveryInstanceInOrder) {

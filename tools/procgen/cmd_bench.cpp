@@ -17,7 +17,10 @@
 // (huge pages) and thread count, the bytes that stage must write — no
 // one-shot run can be faster than that.
 //
-// `procgen bench parens` does the same for parentheses matching (Levien §4).
+// `procgen bench parens` does the same for parentheses matching (Levien §4),
+// and `procgen bench noise` gives the noise seed's table
+// (shared/seeds/001_191daa7b81372e37.txt §6): ms per 128³ volume of 3D Perlin
+// fBm for octaves 1–8, naive beside optimized on every backend.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +29,7 @@
 #include <malloc.h>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -36,6 +40,7 @@
 #include "cli.hpp"
 #include "output_options.hpp"
 #include "procgen/lsystem.hpp"
+#include "procgen/noise.hpp"
 #include "procgen/opencl.hpp"
 #include "procgen/memory.hpp"
 #include "procgen/scene.hpp"
@@ -636,6 +641,123 @@ void runBenchParens(const BenchOptions& o) {
   o.outputs.writeStats(j);
 }
 
+/// `procgen bench noise`: the seed's table (§6, ms per 128³ volume for
+/// octaves 1–8) of 3D Perlin fBm at frequency 0.0173, lacunarity 2, gain 0.5
+/// (non-dyadic: at 1/2^k the high octaves would sample lattice points, where
+/// gradient noise is 0). Columns: naive (the seed's unoptimized baseline, one
+/// core), serial, cpu at each thread count, opencl when a device exists.
+/// Steady: median of --repeat runs into one reused buffer, columns taking
+/// turns; cold: median of the gen_ms that fresh `procgen noise` processes report.
+void runBenchNoise(const BenchOptions& o, const std::vector<int>& octave_list, uint64_t edge) {
+  if (o.repeat < 1) throw Error("--repeat must be at least 1", ExitCode::kUsage);
+  if (edge < 8 || edge > 1024) throw Error("--size must be in 8..1024", ExitCode::kUsage);
+  for (int k : octave_list)
+    if (k < 1 || k > kMaxOctaves) throw Error("--octaves must be in 1..16", ExitCode::kUsage);
+  std::vector<Column> columns{{"naive", Execution{Backend::kSerial, 1}, {}}};
+  for (Column& c : makeColumns(o)) columns.push_back(std::move(c));
+  auto naive = [](const Column& c) { return c.label == "naive"; };
+  NoiseGrid grid;
+  grid.size = {edge, edge, edge, 1};
+  const uint64_t points = grid.points();
+  OverwriteVector<float> out(points);
+  struct NoiseRow {
+    int octaves;
+    StageTimes steady;
+    OneShot cold;
+  };
+  std::vector<NoiseRow> rows;
+  std::string failure;
+  for (int k : octave_list) {
+    NoiseParams params;  // perlin, 3D fBm, frequency 0.0173, lacunarity 2, gain 0.5
+    params.octaves = k;
+    if (stderrIsTerminal()) std::fprintf(stderr, "bench noise: %d octave%s ...\n", k, k == 1 ? "" : "s");
+    NoiseRow row{k, timeColumns(columns, o.repeat, o.fresh_memory, failure, [&](const Column& c) {
+                   (void)generateNoise(params, grid, std::span<float>(out.data(), points), c.execution,
+                                       naive(c) ? NoiseEvaluation::kNaive : NoiseEvaluation::kOptimized);
+                 }), {}};
+    if (o.cold_runs > 0) {
+      const std::string args = "noise perlin --size " + std::to_string(edge) + " --octaves " + std::to_string(k) +
+                               " --frequency 0.0173 --lacunarity 2 --gain 0.5 -q --stats-json -";
+      oneShotRounds(columns, o.cold_runs, {&row.cold}, [&](const Column& c, std::vector<double>& got) {
+        const std::optional<std::string> json = runSelf(args + executionArgs(c) + (naive(c) ? " --naive" : ""));
+        got[0] = json ? jsonField(*json, "gen_ms") : -1.0;
+      });
+    }
+    rows.push_back(std::move(row));
+  }
+  if (!failure.empty()) std::fprintf(stderr, "warning: %s\n", failure.c_str());
+  auto rate = [](double work, double ms) {
+    char buf[32];
+    if (ms <= 0) return std::string("-");
+    const double v = work / (ms * 1e3);
+    std::snprintf(buf, sizeof(buf), v < 10 ? "%.2f" : "%.1f", v);
+    return std::string(buf);
+  };
+  std::printf("3D Perlin fBm, %llu^3 = %llu points, frequency 0.0173, lacunarity 2, gain 0.5; steady: median of %d "
+              "runs (%s), columns in turn; M pts/s = points / median; M pt-oct/s = points x octaves / median; "
+              "hardware threads: %d.\n\n| octaves |",
+              static_cast<unsigned long long>(edge), static_cast<unsigned long long>(points), o.repeat,
+              o.fresh_memory ? "fresh memory" : "buffer reused", effectiveThreads(Execution{Backend::kCpu, 0}));
+  for (const Column& c : columns) std::printf(" %s ms |", c.label.c_str());
+  std::printf(" serial / naive | best / serial | serial M pts/s | serial M pt-oct/s | best M pts/s | best M pt-oct/s |\n|---:|");
+  for (size_t k = 0; k < columns.size(); ++k) std::printf("---:|");
+  std::printf("---:|---:|---:|---:|---:|---:|\n");
+  for (const NoiseRow& r : rows) {
+    std::printf("| %d |", r.octaves);
+    for (size_t k = 0; k < columns.size(); ++k) std::printf(" %s |", cell(r.steady.medianMs(k)).c_str());
+    // serial (column 1) against naive (column 0), and the best later column against serial, paired by round.
+    const Speedup vs_naive = pairedSpeedup(r.steady.runs[0], r.steady.runs[1]);
+    Speedup best;
+    double best_ms = r.steady.medianMs(1);
+    for (size_t k = 2; k < columns.size(); ++k) {
+      const Speedup s = pairedSpeedup(r.steady.runs[1], r.steady.runs[k]);
+      if (s.valid() && (!best.valid() || s.median > best.median)) {
+        best = s;
+        best_ms = r.steady.medianMs(k);
+      }
+    }
+    char a[32] = "-", b[32] = "-";
+    if (vs_naive.valid()) std::snprintf(a, sizeof a, "%.2f×", vs_naive.median);
+    if (best.valid()) std::snprintf(b, sizeof b, "%.2f×", best.median);
+    const double n = double(points);
+    std::printf(" %s | %s | %s | %s | %s | %s |\n", a, b, rate(n, r.steady.medianMs(1)).c_str(),
+                rate(n * r.octaves, r.steady.medianMs(1)).c_str(), rate(n, best_ms).c_str(),
+                rate(n * r.octaves, best_ms).c_str());
+  }
+  if (o.cold_runs > 0) {
+    std::printf("\nCold: median of %d fresh `procgen noise perlin --size %llu --octaves N ... --stats-json -` "
+                "processes (their gen_ms: generation only, first-touch page faults of the grid included).\n\n"
+                "| octaves | column | cold ms | steady ms | cold / steady | cold M pts/s |\n|---:|---|---:|---:|---:|---:|\n",
+                o.cold_runs, static_cast<unsigned long long>(edge));
+    for (const NoiseRow& r : rows)
+      for (size_t k = 0; k < columns.size(); ++k) {
+        const double cold = r.cold.medianMs(k), steady = r.steady.medianMs(k);
+        char ratio[32] = "-";
+        if (cold >= 0 && steady > 0) std::snprintf(ratio, sizeof ratio, "%.2f", cold / steady);
+        std::printf("| %d | %s | %s | %s | %s | %s |\n", r.octaves, columns[k].label.c_str(), cell(cold).c_str(),
+                    cell(steady).c_str(), ratio, rate(double(points), cold).c_str());
+      }
+  }
+  Json j;
+  j["size"] = edge;
+  j["points"] = points;
+  j["columns"] = columnsJson(columns);
+  Json& out_rows = j["rows"] = Json::array();
+  for (const NoiseRow& r : rows) {
+    Json row;
+    row["octaves"] = r.octaves;
+    Json ms = Json::array(), cold = Json::array();  // (a reference into an ordered_json dies with the next key)
+    for (size_t k = 0; k < columns.size(); ++k) {
+      ms.push_back(r.steady.medianMs(k));
+      cold.push_back(r.cold.medianMs(k));
+    }
+    row["ms"] = std::move(ms);
+    row["cold_ms"] = std::move(cold);
+    out_rows.push_back(std::move(row));
+  }
+  o.outputs.writeStats(j);
+}
+
 /// `procgen bench floor` (the child of the floor columns): in this fresh
 /// process, allocate `bytes` with the large-array allocator and store one
 /// byte per 4 KiB page with `threads` std::threads, each its own contiguous
@@ -674,15 +796,13 @@ void setupBench(CLI::App& app) {
   auto common = [](CLI::App* c, BenchOptions& a) {
     c->add_option("--backends", a.backends, "Backends beside serial (default: cpu, and opencl when a device exists)")
         ->delimiter(',');
-    c->add_option("--threads", a.threads, "Thread counts to run (default: 1, 2, 4 ... all)")->delimiter(',');
-    c->add_option("--repeat", a.repeat, "Runs per cell; the table shows the median")->capture_default_str();
+    addInteger(*c, "--threads", a.threads, "Thread counts to run (default: 1, 2, 4 ... all)", 1)->delimiter(',');
+    addInteger(*c, "--repeat", a.repeat, "Runs per cell; the table shows the median", 1)->capture_default_str();
     a.outputs.addStatsJson(*c, "Also write the figures as JSON to PATH, or - for stdout", "--json");
     c->add_flag("--fresh-memory", a.fresh_memory,
                 "Return memory to the system after every run, so each run pays first-touch page faults "
                 "(default: memory is reused between runs, the steady state of repeated generation)");
-    c->add_option("--cold-runs", a.cold_runs,
-                  "Fresh processes per cold and floor cell (0: steady state only)")
-        ->check(CLI::NonNegativeNumber)
+    addInteger(*c, "--cold-runs", a.cold_runs, "Fresh processes per cold and floor cell (0: steady state only)", 0)
         ->capture_default_str();
   };
   common(cmd, *args);
@@ -692,16 +812,29 @@ void setupBench(CLI::App& app) {
   pargs->repeat = 15;
   CLI::App* parens = bench->add_subcommand(
       "parens", "Parentheses matching: steady state, fresh processes (cold) and the page-fault floor per column");
-  parens->add_option("--elements", pargs->elements, "Random parentheses to match")->capture_default_str();
+  addInteger(*parens, "--elements", pargs->elements, "Random parentheses to match", 1, kMaxInt32Elements)
+      ->capture_default_str();
   common(parens, *pargs);
   parens->callback([pargs] { runBenchParens(*pargs); });
+
+  auto nargs = std::make_shared<BenchOptions>();
+  nargs->cold_runs = 3;
+  nargs->threads = {1, 2};
+  auto noise_octaves = std::make_shared<std::vector<int>>(std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8});
+  auto noise_size = std::make_shared<uint64_t>(128);
+  CLI::App* noise = bench->add_subcommand(
+      "noise", "The noise seed's table: ms per 128^3 Perlin fBm volume for octaves 1-8, naive and every backend");
+  noise->add_option("--octaves", *noise_octaves, "Octave counts, one row each (default 1,2,...,8)")->delimiter(',');
+  noise->add_option("--size", *noise_size, "Volume edge in samples")->capture_default_str();
+  common(noise, *nargs);
+  noise->callback([nargs, noise_octaves, noise_size] { runBenchNoise(*nargs, *noise_octaves, *noise_size); });
 
   auto floor_bytes = std::make_shared<uint64_t>(0);
   auto floor_threads = std::make_shared<int>(1);
   CLI::App* floor = bench->add_subcommand(
       "floor", "(the child of the floor columns) Time to allocate and fault in BYTES with THREADS threads");
-  floor->add_option("--bytes", *floor_bytes)->required();
-  floor->add_option("--threads", *floor_threads)->capture_default_str();
+  addInteger(*floor, "--bytes", *floor_bytes, "Bytes to fault in", 1)->required();
+  addInteger(*floor, "--threads", *floor_threads, "Threads", 1)->capture_default_str();
   floor->group("");  // internal: not listed in --help
   floor->callback([floor_bytes, floor_threads] { runBenchFloor(*floor_bytes, *floor_threads); });
 }

@@ -23,15 +23,16 @@ struct LsystemArgs {
   ExecutionOptions execution;
   OutputOptions output;
   bool branch_bounds = false;
-  uint64_t max_modules = 0;
+  BudgetOptions budget;
   bool quiet = false;
 };
 
-void runLsystem(const LsystemArgs& a) {
+void runLsystem(LsystemArgs& a) {
   using Clock = std::chrono::steady_clock;
   const Execution execution = a.execution.resolve();
 
   a.output.validate();  // before the (possibly long) run, so a typo fails at once
+  a.output.memory_budget = a.budget.memory_budget;
 
   LSystem lsystem = LSystem::fromFile(a.file);
   ViewSettings view = lsystem.view();
@@ -40,7 +41,7 @@ void runLsystem(const LsystemArgs& a) {
   DeriveOptions derive_options;
   derive_options.iterations = a.iterations;
   derive_options.seed = a.seed.value_or(lsystem.seed().value_or(1));
-  derive_options.max_modules = a.max_modules;
+  a.budget.apply(derive_options);
   derive_options.execution = execution;
   const auto t0 = Clock::now();
   const bool show_progress = !a.quiet && stderrIsTerminal();
@@ -61,6 +62,7 @@ void runLsystem(const LsystemArgs& a) {
   interpret_options.view = view;
   interpret_options.execution = execution;
   interpret_options.seed = derive_options.seed;
+  a.budget.apply(interpret_options);
   // Interpret only when an output or the statistics need geometry: a string-only
   // run works on every backend that derives.
   const bool interpreted = a.output.needsGeometry() || !a.output.files.stats_json.empty() ||
@@ -117,12 +119,11 @@ void setupLsystem(CLI::App& app) {
       "(meshes), .svg .png (2D views); -o - prints the module string.\n"
       "Example: procgen lsystem examples/lsystems/plant-2d.l -n 5 -o plant.png -o plant.obj");
   cmd->add_option("FILE", args->file, "L-system file (.l)")->required()->group("Input");  // unreadable: exit 2 from fromFile
-  cmd->add_option("-n,--iterations", args->iterations, "Derivation steps (default: the file's derivation length)")
-      ->check(CLI::NonNegativeNumber)->group("Derivation");
-  cmd->add_option("--seed", args->seed, "Seed of the stochastic stream (default: the file's seed, else 1)")->group("Derivation");
-  cmd->add_option("--max-modules", args->max_modules,
-                  "Stop before a step would produce more modules than this (default: limited by half the RAM)")
+  addInteger(*cmd, "-n,--iterations", args->iterations, "Derivation steps (default: the file's derivation length)", 0)
       ->group("Derivation");
+  addInteger(*cmd, "--seed", args->seed, "Seed of the stochastic stream (default: the file's seed, else 1)")
+      ->group("Derivation");
+  args->budget.add(*cmd);
   args->turtle.add(*cmd);
   args->execution.add(*cmd);
   args->output.add(*cmd);

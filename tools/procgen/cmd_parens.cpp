@@ -2,12 +2,13 @@
 // random sequence, with the output array and statistics.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
+#include <optional>
 
 #include "cli.hpp"
 #include "output_options.hpp"
+#include "procgen/budget.hpp"
+#include "procgen/input.hpp"
 #include "procgen/treebox.hpp"
 
 namespace procgen::cli {
@@ -23,12 +24,18 @@ struct ParensOptions {
 };
 
 OverwriteVector<uint8_t> readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read '" + path + "'");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  std::string s = buf.str();
+  const std::string s = readInputFile(path, "parentheses file");  // refuses directories and devices
   return OverwriteVector<uint8_t>(s.begin(), s.end());
+}
+
+/// What a run on `n` elements allocates (input bytes, output array, and the
+/// text of -o when asked for), checked against the memory budget before any
+/// of it is allocated: `--random 18446744073709551615` stops here.
+void requireParensMemory(uint64_t n, bool text_output) {
+  const uint64_t index_bytes = n <= kMaxInt32Elements ? sizeof(int32_t) : sizeof(int64_t);
+  const uint64_t per_element = 1 + index_bytes + (text_output ? 21 : 0);  // up to 20 digits and '\n'
+  const std::optional<uint64_t> bytes = checkedMul(n, per_element);
+  requireMemory("parens on " + std::to_string(n) + " elements", bytes.value_or(UINT64_MAX));
 }
 
 template <typename Index>
@@ -71,11 +78,10 @@ void setupParens(CLI::App& app) {
       "index of the innermost enclosing '(' (-1 at top level)");
   auto* file = cmd->add_option("FILE", o->file,
                                "Input: '(' opens, ')' closes, any other byte is a plain element");
-  auto* random = cmd->add_option("--random", o->random,
-                                 "Match N random parentheses instead of a file")
+  auto* random = addInteger(*cmd, "--random", o->random, "Match N random parentheses instead of a file")
                      ->group("Input");
   file->excludes(random);
-  cmd->add_option("--seed", o->seed, "Seed of --random")->capture_default_str()->group("Input");
+  addInteger(*cmd, "--seed", o->seed, "Seed of --random")->capture_default_str()->group("Input");
   cmd->add_option("--depth-bias", o->depth_bias,
                   "Probability that --random pushes (always when the stack is empty)")
       ->check(CLI::Range(0.0, 1.0))
@@ -93,7 +99,9 @@ void setupParens(CLI::App& app) {
     OverwriteVector<uint8_t> input;
     if (!o->file.empty()) {
       input = readBytes(o->file);
+      requireParensMemory(input.size(), !o->outputs.paths.empty());
     } else {
+      requireParensMemory(o->random, !o->outputs.paths.empty());
       input.resize(o->random);
       randomParentheses(o->random, o->seed, o->depth_bias, input.data());
     }

@@ -17,17 +17,18 @@ struct SceneArgs {
   std::string file;
   std::optional<int> iterations;
   uint64_t seed = 1;
-  uint64_t max_modules = 0;
+  BudgetOptions budget;
   TurtleOptions turtle;
   ExecutionOptions execution;
   OutputOptions output;
   bool quiet = false;
 };
 
-void runScene(const SceneArgs& a) {
+void runScene(SceneArgs& a) {
   using Clock = std::chrono::steady_clock;
   const Execution execution = a.execution.resolve();
   a.output.validate();
+  a.output.memory_budget = a.budget.memory_budget;
 
   LSystemScene scene = LSystemScene::fromFile(a.file);
   for (LSystemInstance& inst : scene.instances) a.turtle.apply(inst.view);  // flags override every instance
@@ -35,12 +36,13 @@ void runScene(const SceneArgs& a) {
   DeriveOptions options;
   options.iterations = a.iterations;
   options.seed = a.seed;
-  options.max_modules = a.max_modules;
+  a.budget.apply(options);
   options.execution = execution;
   const auto t0 = Clock::now();
   const LSystemSceneDerivation derivation = deriveScene(scene, options);
   const auto t1 = Clock::now();
-  const Geometry geometry = interpretScene(scene, derivation, execution, a.seed);
+  const Geometry geometry = interpretScene(scene, derivation, execution, a.seed, a.budget.max_modules,
+                                           a.budget.memory_budget);
   const auto t2 = Clock::now();
   const double derive_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double interpret_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -119,17 +121,13 @@ void setupScene(CLI::App& app) {
       "Meshes tag every element with its instance (OBJ groups, PLY/glTF attributes).\n"
       "Example: procgen scene examples/scenes/forest.scene -o forest.png -o forest.glb");
   cmd->add_option("FILE", args->file, "Scene file (one L-system per line)")->required()->group("Input");
-  cmd->add_option("-n,--iterations", args->iterations,
-                  "Derivation steps for every instance (default: each its own)")
-      ->check(CLI::NonNegativeNumber)
+  addInteger(*cmd, "-n,--iterations", args->iterations,
+             "Derivation steps for every instance (default: each its own)", 0)
       ->group("Derivation");
-  cmd->add_option("--seed", args->seed, "Base seed: an instance without seed= uses seed + its index")
+  addInteger(*cmd, "--seed", args->seed, "Base seed: an instance without seed= uses seed + its index")
       ->capture_default_str()
       ->group("Derivation");
-  cmd->add_option(
-         "--max-modules", args->max_modules,
-         "Stop before a step would produce more modules than this (default: limited by half the RAM)")
-      ->group("Derivation");
+  args->budget.add(*cmd);
   args->turtle.add(*cmd);
   args->execution.add(*cmd);
   args->output.add(*cmd);

@@ -25,6 +25,27 @@ struct TurtleOptions {
   void apply(ViewSettings& view) const;
 };
 
+/// --max-modules and --memory-budget: the limits of every stage (derivation,
+/// homomorphism expansion, interpretation, writers), docs/reliability.md.
+struct BudgetOptions {
+  uint64_t max_modules = 0;     ///< 0: no module limit
+  uint64_t memory_budget = 0;   ///< bytes; 0: half the physical memory
+
+  void add(CLI::App& cmd);
+  void apply(DeriveOptions& options) const {
+    options.max_modules = max_modules;
+    options.memory_budget_bytes = memory_budget;
+  }
+  void apply(InterpretOptions& options) const {
+    options.max_modules = max_modules;
+    options.memory_budget_bytes = memory_budget;
+  }
+};
+
+/// "512M", "2G", "1.5GiB", "4096": bytes with an optional binary suffix
+/// (K, M, G, T, optionally followed by "iB" or "B"); nullopt when malformed.
+std::optional<uint64_t> parseByteSize(const std::string& text);
+
 /// -o (repeatable), --stats-json and the settings of the geometry writers.
 struct OutputOptions {
   CommandOutputs files;
@@ -32,6 +53,7 @@ struct OutputOptions {
   int cylinder_sides = 8;
   std::string projection = "front";
   std::vector<int> image_size;
+  uint64_t memory_budget = 0;  ///< set from BudgetOptions: the writers' buffers count against it
 
   void add(CLI::App& cmd);
   /// Throws a usage error for an unsupported extension (before a long run).

@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "procgen/opencl.hpp"
+#include "procgen/output.hpp"
 
 namespace procgen::cli {
 
@@ -28,14 +29,13 @@ void ExecutionOptions::add(CLI::App& cmd, const std::string& default_backend) {
       ->check(CLI::IsMember({"serial", "cpu", "opencl"}))
       ->capture_default_str()
       ->group("Execution");
-  cmd.add_option("--threads", threads, "Worker threads for the cpu backend (0 = all cores)")
-      ->check(CLI::NonNegativeNumber)
+  addInteger(cmd, "--threads", threads, "Worker threads for the cpu backend (0 = all cores)", 0)
       ->capture_default_str()
       ->group("Execution");
-  cmd.add_option("--device", device,
-                 "OpenCL device index for --backend opencl (see 'procgen devices'; default: "
-                 "$PROCGEN_OPENCL_DEVICE, else the first GPU, else the first device)")
-      ->check(CLI::NonNegativeNumber)
+  addInteger(cmd, "--device", device,
+             "OpenCL device index for --backend opencl (see 'procgen devices'; default: "
+             "$PROCGEN_OPENCL_DEVICE, else the first GPU, else the first device)",
+             0)
       ->group("Execution");
 }
 
@@ -54,6 +54,9 @@ Execution ExecutionOptions::resolve() const {
     execution.device = device;
     openclSelectedDevice(device);  // no platform/device or a bad index: exit 3 with what to install
   }
+  // Threads and device contexts start now, while the command reads its input,
+  // instead of inside the first stage of this fresh process.
+  prepareBackend(execution);
   return execution;
 }
 
@@ -78,7 +81,12 @@ int main(int argc, char** argv) {
   for (const auto& [order, setup] : commands) setup(app);
 
   try {
+    // Every file the command writes appears only when the whole run succeeded
+    // (issue 16): an exception destroys the uncommitted transaction, which
+    // removes the run's finished temporaries (procgen/output.hpp).
+    OutputTransaction run_outputs;
     app.parse(argc, argv);
+    run_outputs.commit();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -88,11 +96,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 runs subcommand callbacks inside parse(); a procgen::Error escapes
     // from there, a CLI::ParseError means the command line itself was wrong.
-    std::cerr << "error: " << e.what() << "\n"
+    std::cerr << "error: " << printableText(e.what(), 400) << "\n"
               << "Run 'procgen --help' for usage.\n";
     return static_cast<int>(ExitCode::kUsage);
   } catch (const Error& e) {
-    std::cerr << (dynamic_cast<const ParseError*>(&e) ? "" : "error: ") << e.what() << "\n";
+    // A ParseError is already a formatted diagnostic; other messages may quote
+    // untrusted text (a path, a token), made printable and short here.
+    if (dynamic_cast<const ParseError*>(&e)) std::cerr << e.what() << "\n";
+    else std::cerr << "error: " << printableText(e.what(), 400) << "\n";
     return static_cast<int>(e.exitCode());
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory\n";

@@ -27,14 +27,14 @@ struct Rgba8 {
   uint8_t r, g, b, a;
 };
 
-Rgba8 linearColor(int32_t index) {
-  Vec3 c = paletteColor(index);
+Rgba8 linearColor(Vec3 c) {
   auto lin = [](float s) {
     float l = s <= 0.04045f ? s / 12.92f : std::pow((s + 0.055f) / 1.055f, 2.4f);
     return static_cast<uint8_t>(std::lround(std::clamp(l, 0.0f, 1.0f) * 255.0f));
   };
   return {lin(c.x), lin(c.y), lin(c.z), 255};
 }
+Rgba8 linearColor(int32_t index) { return linearColor(paletteColor(index)); }
 
 struct PrimitiveData {
   std::vector<Vec3> positions;
@@ -210,29 +210,62 @@ PrimitiveData polygonTriangles(const Geometry& g, const std::vector<uint32_t>& p
   return d;
 }
 
-}  // namespace
+// The shared end of both writers: one default scene, the buffer padded (or
+// dropped when empty), then the model through tinygltf into the sink.
+void finishAndWrite(tinygltf::Model& model, tinygltf::Scene& scene, ByteSink& sink, bool binary) {
+  model.buffers[0].data.resize((model.buffers[0].data.size() + 3) & ~size_t{3}, 0);
+  if (model.buffers[0].data.empty()) {
+    model.buffers.clear();  // a buffer must have byteLength >= 1
+    model.bufferViews.clear();
+  }
+  if (model.buffers.size() && model.buffers[0].data.size() > (uint64_t{1} << 32) - 1024)
+    throw OutputError("cannot write '" + sink.name() + "': more than 4 GiB of glTF data");
+  model.scenes.push_back(scene);
+  model.defaultScene = 0;
 
-void writeGltf(const Geometry& geometry, ByteSink& sink, const WriteOptions& options, bool binary) {
+  OutputStream out(sink);
+  SinkStreamBuf buf(out);
+  std::ostream stream(&buf);
+  tinygltf::TinyGLTF writer;
+  const bool ok = writer.WriteGltfSceneToStream(&model, stream, /*prettyPrint=*/false, binary);
+  buf.rethrow();
+  if (!ok || stream.fail()) throw OutputError("cannot write '" + sink.name() + "'");
+  out.close();
+}
+
+tinygltf::Model newModel(bool double_sided) {
   tinygltf::Model model;
   model.asset.version = "2.0";
   model.asset.generator = "procgen";
-  ModelBuilder builder(model);
-
   tinygltf::Material material;
   material.name = "procgen_vertex_colour";
   material.pbrMetallicRoughness.baseColorFactor = {1.0, 1.0, 1.0, 1.0};
   material.pbrMetallicRoughness.metallicFactor = 0.0;
   material.pbrMetallicRoughness.roughnessFactor = 0.9;
-  material.doubleSided = true;  // leaves are seen from both sides
+  material.doubleSided = double_sided;
   model.materials.push_back(material);
+  return model;
+}
+
+}  // namespace
+
+void writeGltf(const Geometry& geometry, ByteSink& sink, const WriteOptions& options, bool binary) {
+  tinygltf::Model model = newModel(/*double_sided=*/true);  // leaves are seen from both sides
+  ModelBuilder builder(model);
 
   CylinderMesher mesher(options.cylinder_sides);
   // Reserving the whole buffer avoids reallocation copies of what can be gigabytes.
   const size_t per_segment =
       options.cylinders ? mesher.verticesPerSegment() * (12 + 12 + 4) + mesher.sides() * 6 * 4
                         : 2 * (12 + 4) + 2 * 4;
-  model.buffers[0].data.reserve(geometry.segments.size() * per_segment +
-                                geometry.polygon_vertices.size() * (12 + 12 + 4 + 12) + 1024);
+  const uint64_t buffer_bytes = uint64_t(geometry.segments.size()) * per_segment +
+                                uint64_t(geometry.polygon_vertices.size()) * (12 + 12 + 4 + 12) + 1024;
+  // Refused before building: the buffer, one primitive's arrays beside it,
+  // and for .gltf its base64 text (4/3 of it) in tinygltf's JSON.
+  requireMemory(binary ? "glTF (.glb) buffers" : "glTF (.gltf) buffers and text",
+                buffer_bytes * 2 + (binary ? 0 : buffer_bytes * 4 / 3), options.memory_budget_bytes,
+                geometryBytes(geometry));
+  model.buffers[0].data.reserve(buffer_bytes);
   tinygltf::Scene scene;
   scene.name = "procgen";  // also keeps an empty scene a JSON object for tinygltf
   std::vector<InstanceGroup> groups = groupByInstance(geometry);
@@ -259,24 +292,34 @@ void writeGltf(const Geometry& geometry, ByteSink& sink, const WriteOptions& opt
     model.nodes.push_back(node);
     scene.nodes.push_back(static_cast<int>(model.nodes.size() - 1));
   }
-  model.buffers[0].data.resize((model.buffers[0].data.size() + 3) & ~size_t{3}, 0);
-  if (model.buffers[0].data.empty()) {
-    model.buffers.clear();  // a buffer must have byteLength >= 1
-    model.bufferViews.clear();
-  }
-  if (model.buffers.size() && model.buffers[0].data.size() > (uint64_t{1} << 32) - 1024)
-    throw OutputError("cannot write '" + sink.name() + "': more than 4 GiB of glTF data");
-  model.scenes.push_back(scene);
-  model.defaultScene = 0;
+  finishAndWrite(model, scene, sink, binary);
+}
 
-  OutputStream out(sink);
-  SinkStreamBuf buf(out);
-  std::ostream stream(&buf);
-  tinygltf::TinyGLTF writer;
-  const bool ok = writer.WriteGltfSceneToStream(&model, stream, /*prettyPrint=*/false, binary);
-  buf.rethrow();
-  if (!ok || stream.fail()) throw OutputError("cannot write '" + sink.name() + "'");
-  out.close();
+void writeGltf(const TriangleMesh& mesh, ByteSink& sink, bool binary) {
+  tinygltf::Model model = newModel(/*double_sided=*/true);  // open surfaces show their back at the cut
+  ModelBuilder builder(model);
+  PrimitiveData d;
+  d.positions = mesh.positions;
+  d.normals = mesh.normals;
+  d.indices = mesh.indices;
+  d.colors.reserve(mesh.vertexCount());
+  for (const Vec3& c : meshHeightColors(mesh)) d.colors.push_back(linearColor(c));
+  checkIndexRange(d, sink);
+  model.buffers[0].data.reserve(mesh.vertexCount() * 28 + mesh.indices.size() * 4 + 1024);
+  tinygltf::Scene scene;
+  scene.name = "procgen";
+  if (!d.indices.empty()) {
+    tinygltf::Mesh m;
+    m.name = "surface";
+    m.primitives.push_back(builder.primitive(d, TINYGLTF_MODE_TRIANGLES));
+    model.meshes.push_back(std::move(m));
+    tinygltf::Node node;
+    node.name = "surface";
+    node.mesh = 0;
+    model.nodes.push_back(node);
+    scene.nodes.push_back(0);
+  }
+  finishAndWrite(model, scene, sink, binary);
 }
 
 }  // namespace procgen::io

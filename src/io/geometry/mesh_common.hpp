@@ -7,9 +7,17 @@
 #include <numeric>
 #include <vector>
 
+#include "procgen/budget.hpp"
 #include "procgen/geometry.hpp"
 
 namespace procgen::io {
+
+/// Bytes the geometry itself holds (it stays allocated while a writer runs,
+/// so it counts against the writer's budget).
+inline uint64_t geometryBytes(const Geometry& g) {
+  return g.segments.size() * sizeof(Segment) + g.polygon_vertices.size() * sizeof(Vec3) +
+         g.polygonCount() * (sizeof(uint64_t) + 2 * sizeof(int32_t));
+}
 
 /// Turtle output is mostly polylines: a segment usually starts exactly where
 /// the previous one ended, so writers share that vertex (bitwise equality).

@@ -141,4 +141,28 @@ void writeObj(const Geometry& geometry, ByteSink& sink, const WriteOptions& opti
   out.close();
 }
 
+// A triangle mesh: positions, then normals (vertex i has normal i), then faces.
+void writeObj(const TriangleMesh& mesh, ByteSink& sink) {
+  OutputStream out(sink);
+  out.text("# procgen OBJ: ");
+  out.number(static_cast<uint64_t>(mesh.vertexCount()));
+  out.text(" vertices, ");
+  out.number(static_cast<uint64_t>(mesh.triangleCount()));
+  out.text(" triangles\n");
+  for (const Vec3& v : mesh.positions) vertexLine(out, "v ", v);
+  for (const Vec3& n : mesh.normals) vertexLine(out, "vn ", n);
+  for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+    out.put('f');
+    for (int k = 0; k < 3; ++k) {
+      const uint64_t i = uint64_t{mesh.indices[3 * t + size_t(k)]} + 1;  // 1-based
+      out.put(' ');
+      out.number(i);
+      out.text("//");
+      out.number(i);
+    }
+    out.put('\n');
+  }
+  out.close();
+}
+
 }  // namespace procgen::io

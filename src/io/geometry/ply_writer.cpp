@@ -139,4 +139,33 @@ void writePly(const Geometry& geometry, ByteSink& sink, const WriteOptions& opti
   out.close();
 }
 
+// A triangle mesh: vertices with position, normal and height colour; faces
+// as 3-index lists.
+void writePly(const TriangleMesh& mesh, ByteSink& sink, const WriteOptions& options) {
+  if (mesh.vertexCount() > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+    throw OutputError("cannot write '" + sink.name() + "': " + std::to_string(mesh.vertexCount()) +
+                      " vertices exceed the PLY int index range; use .obj");
+  const std::vector<Vec3> colors = meshHeightColors(mesh);
+  OutputStream out(sink);
+  plyHeaderStart(out, options.ply_ascii);
+  out.text("comment procgen: triangle mesh, colour by height\nelement vertex ");
+  out.number(static_cast<uint64_t>(mesh.vertexCount()));
+  out.text(
+      "\nproperty float x\nproperty float y\nproperty float z\n"
+      "property float nx\nproperty float ny\nproperty float nz\n"
+      "property uchar red\nproperty uchar green\nproperty uchar blue\nelement face ");
+  out.number(static_cast<uint64_t>(mesh.triangleCount()));
+  out.text("\nproperty list uchar int vertex_indices\nend_header\n");
+  PlyRecords records(out, options.ply_ascii);
+  auto byte = [](float v) { return static_cast<uint8_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
+  for (size_t i = 0; i < mesh.vertexCount(); ++i) {
+    const Vec3 &p = mesh.positions[i], &n = mesh.normals[i], &c = colors[i];
+    records.record(p.x, p.y, p.z, n.x, n.y, n.z, byte(c.x), byte(c.y), byte(c.z));
+  }
+  for (size_t t = 0; t < mesh.triangleCount(); ++t)
+    records.record(uint8_t{3}, static_cast<int32_t>(mesh.indices[3 * t]), static_cast<int32_t>(mesh.indices[3 * t + 1]),
+                   static_cast<int32_t>(mesh.indices[3 * t + 2]));
+  out.close();
+}
+
 }  // namespace procgen::io

@@ -79,13 +79,18 @@ void Raster::accumulateEdge(Vec2 p0, Vec2 p1, int buf_width, int buf_height) {
     const float dy = std::min(float(y + 1), p1.y) - std::max(float(y), p0.y);
     const float xnext = x + dxdy * dy;
     const float d = dy * dir;
-    const float x0 = std::min(x, xnext), x1 = std::max(x, xnext);
+    // Rounding in x − p0.y·dxdy and x + dxdy·dy can step a hair outside the
+    // clamped range [0, buf_width − 2]: at −1e-6 floor() gave column −1, a
+    // write before the row (heap corruption with the many small triangles of
+    // a mesh render). Clamp the span to the buffer.
+    const float x_max = float(buf_width - 2);
+    const float x0 = std::clamp(std::min(x, xnext), 0.0f, x_max), x1 = std::clamp(std::max(x, xnext), 0.0f, x_max);
     const float x0floor = std::floor(x0);
     const int x0i = static_cast<int>(x0floor);
     const float x1ceil = std::ceil(x1);
     const int x1i = static_cast<int>(x1ceil);
     if (x1i <= x0i + 1) {
-      const float xmf = 0.5f * (x + xnext) - x0floor;
+      const float xmf = std::clamp(0.5f * (x + xnext), x0, x1) - x0floor;
       row[x0i] += d - d * xmf;
       row[x0i + 1] += d * xmf;
     } else {

@@ -5,6 +5,7 @@
 // while drawing in string order; round caps and joins make a merged path look
 // like separate round-capped strokes. Polygons follow as filled <polygon>s.
 #include <cmath>
+#include <cstring>
 
 #include "io/geometry/mesh_common.hpp"
 #include "io/output_file.hpp"
@@ -65,13 +66,16 @@ void writeSvg(const Geometry& geometry, ByteSink& sink, const WriteOptions& opti
   for (size_t i = 0; i < segs.size();) {
     const int32_t color = segs[i].color;
     const float width = segs[i].width;
+    // Widths compare by bits: `==` is false for a NaN width, which once left
+    // the group empty and the loop writing empty paths forever (issue 16).
+    auto same_width = [width](float w) { return std::memcmp(&w, &width, sizeof w) == 0; };
     out.text("<path stroke=\"");
     hexColor(out, color);
     out.text("\" stroke-width=\"");
     out.number(std::max(std::fabs(width), min_width));
     out.text("\" d=\"");
     size_t j = i;
-    for (; j < segs.size() && segs[j].color == color && segs[j].width == width; ++j) {
+    for (; j < segs.size() && segs[j].color == color && same_width(segs[j].width); ++j) {
       if (j == i || !sameBits(segs[j - 1].end, segs[j].start)) {
         if (j != i) out.put(' ');
         out.put('M');

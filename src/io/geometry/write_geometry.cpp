@@ -113,6 +113,14 @@ Rgb8 paletteRgb8(int32_t index) {
 }
 }  // namespace io
 
+std::vector<std::filesystem::path> geometryFiles(const std::filesystem::path& path, const WriteOptions& options) {
+  std::vector<std::filesystem::path> files{path};
+  if (geometryFormatFromExtension(path.extension().string()) == Format::kObj && options.obj_mtl)
+    files.push_back(options.obj_mtl_name.empty() ? std::filesystem::path(path).replace_extension(".mtl")
+                                                 : path.parent_path() / options.obj_mtl_name);
+  return files;
+}
+
 void writeGeometry(const Geometry& geometry, const std::filesystem::path& path,
                    const WriteOptions& options) {
   std::optional<Format> format = geometryFormatFromExtension(path.extension().string());
@@ -122,23 +130,60 @@ void writeGeometry(const Geometry& geometry, const std::filesystem::path& path,
                     std::string(geometryExtensionList()) + ")",
                 ExitCode::kUsage);
   validate(geometry, options);
-  std::filesystem::path mtl_path;
-  if (*format == Format::kObj && options.obj_mtl) {
-    mtl_path = options.obj_mtl_name.empty() ? std::filesystem::path(path).replace_extension(".mtl")
-                                            : path.parent_path() / options.obj_mtl_name;
-  }
+  const std::vector<std::filesystem::path> files = geometryFiles(path, options);
+  const std::filesystem::path mtl_path = files.size() > 1 ? files[1] : std::filesystem::path();
   // The mtllib line names the library relative to the .obj, as the file was placed.
   const std::string mtl_name = mtl_path.empty() || options.obj_mtl_name.empty() ? mtl_path.filename().string()
                                                                                 : options.obj_mtl_name;
+  OutputTransaction both;  // an .obj never stays behind without its .mtl
   io::writeToFile(path, [&](ByteSink& sink) { dispatch(geometry, *format, sink, options, mtl_name); });
   if (!mtl_path.empty())
     io::writeToFile(mtl_path, [&](ByteSink& sink) { writeObjMaterials(geometry, sink); });
+  both.commit();
 }
 
 void writeGeometry(const Geometry& geometry, GeometryFormat format, ByteSink& sink,
                    const WriteOptions& options) {
   validate(geometry, options);
   dispatch(geometry, format, sink, options, options.obj_mtl ? options.obj_mtl_name : std::string());
+}
+
+namespace {
+
+void dispatchMesh(const TriangleMesh& mesh, Format format, ByteSink& sink, const WriteOptions& options) {
+  validate(Geometry{}, options);
+  if (mesh.normals.size() != mesh.positions.size() || mesh.indices.size() % 3 != 0)
+    throw Error("inconsistent mesh: normals or indices do not match the positions", ExitCode::kBadInput);
+  for (uint32_t i : mesh.indices)
+    if (i >= mesh.positions.size()) throw Error("inconsistent mesh: an index past the vertices", ExitCode::kBadInput);
+  switch (format) {
+    case Format::kObj: io::writeObj(mesh, sink); break;
+    case Format::kPly: io::writePly(mesh, sink, options); break;
+    case Format::kGlb: io::writeGltf(mesh, sink, true); break;
+    case Format::kGltf: io::writeGltf(mesh, sink, false); break;
+    case Format::kPng: io::writePngPreview(mesh, sink, options); break;
+    case Format::kSvg:
+      throw Error("cannot write a triangle mesh as SVG: use .obj, .ply, .glb, .gltf or .png", ExitCode::kUsage);
+  }
+}
+
+}  // namespace
+
+void writeMesh(const TriangleMesh& mesh, const std::filesystem::path& path, const WriteOptions& options) {
+  const std::optional<Format> format = geometryFormatFromExtension(path.extension().string());
+  if (!format || *format == Format::kSvg)
+    throw Error("cannot write a mesh to '" + path.string() + "': use .obj, .ply, .glb, .gltf or .png",
+                ExitCode::kUsage);
+  validate(Geometry{}, options);  // before the file is created
+  io::writeToFile(path, [&](ByteSink& sink) { dispatchMesh(mesh, *format, sink, options); });
+}
+
+void writeMesh(const TriangleMesh& mesh, GeometryFormat format, ByteSink& sink, const WriteOptions& options) {
+  dispatchMesh(mesh, format, sink, options);
+}
+
+std::vector<uint8_t> encodeMesh(const TriangleMesh& mesh, GeometryFormat format, const WriteOptions& options) {
+  return io::writeToMemory([&](ByteSink& sink) { dispatchMesh(mesh, format, sink, options); });
 }
 
 std::vector<uint8_t> encodeGeometry(const Geometry& geometry, GeometryFormat format,

@@ -18,6 +18,15 @@ void writeGltf(const Geometry& geometry, ByteSink& sink, const WriteOptions& opt
 void writeSvg(const Geometry& geometry, ByteSink& sink, const WriteOptions& options);
 void writePngPreview(const Geometry& geometry, ByteSink& sink, const WriteOptions& options);
 
+// Triangle meshes (procgen/mesh.hpp): the same formats, one function each.
+void writeObj(const TriangleMesh& mesh, ByteSink& sink);
+void writePly(const TriangleMesh& mesh, ByteSink& sink, const WriteOptions& options);
+void writeGltf(const TriangleMesh& mesh, ByteSink& sink, bool binary);
+void writePngPreview(const TriangleMesh& mesh, ByteSink& sink, const WriteOptions& options);
+
+/// The colour of every vertex of a mesh: the terrain map over the mesh's y range.
+std::vector<Vec3> meshHeightColors(const TriangleMesh& mesh);
+
 /// 0..255 sRGB bytes of paletteColor(index).
 struct Rgb8 {
   uint8_t r, g, b;

@@ -92,32 +92,40 @@ std::string volumeNrrdHeader(const VolumeView& volume, std::string_view raw_file
   return h.str();
 }
 
-void writeVolume(const VolumeView& volume, const std::filesystem::path& path,
-                 const VolumeWriteOptions& options) {
-  (void)checkedCount(volume);  // a bad view fails before any file is created
+std::vector<std::filesystem::path> volumeFiles(const std::filesystem::path& path,
+                                               const VolumeWriteOptions& options) {
   std::filesystem::path base = path;
   if (base.extension() == ".raw" || base.extension() == ".json" || base.extension() == ".nhdr")
     base.replace_extension();
-  auto withExtension = [&](const char* ext) {
-    std::filesystem::path p = base;
-    p += ext;
-    return p;
-  };
-  const std::filesystem::path raw = withExtension(".raw");
-  const std::string raw_name = raw.filename().string();
+  std::vector<std::filesystem::path> files;
+  for (const char* ext : {".raw", ".json", ".nhdr"}) {
+    if (std::string_view(ext) == ".nhdr" && !options.nrrd_header) break;
+    files.push_back(base);
+    files.back() += ext;
+  }
+  return files;
+}
+
+void writeVolume(const VolumeView& volume, const std::filesystem::path& path,
+                 const VolumeWriteOptions& options) {
+  (void)checkedCount(volume);  // a bad view fails before any file is created
+  const std::vector<std::filesystem::path> files = volumeFiles(path, options);
+  const std::string raw_name = files[0].filename().string();
   auto text = [](const std::string& s) {
     return [&s](ByteSink& sink) {
       sink.write(s.data(), s.size());
       sink.finish();
     };
   };
-  io::writeToFile(raw, [&](ByteSink& sink) { writeVolumeRaw(volume, sink); });
+  OutputTransaction all;  // the raw data never stays behind without its header and sidecar
+  io::writeToFile(files[0], [&](ByteSink& sink) { writeVolumeRaw(volume, sink); });
   const std::string json = volumeJson(volume, raw_name);
-  io::writeToFile(withExtension(".json"), text(json));
+  io::writeToFile(files[1], text(json));
   if (options.nrrd_header) {
     const std::string nhdr = volumeNrrdHeader(volume, raw_name);
-    io::writeToFile(withExtension(".nhdr"), text(nhdr));
+    io::writeToFile(files[2], text(nhdr));
   }
+  all.commit();
 }
 
 }  // namespace procgen

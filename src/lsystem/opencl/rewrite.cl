@@ -27,16 +27,7 @@ __kernel void rewrite(PG_RULES_PARAMS, PG_STRING_PARAMS, __global const pg_i64* 
   PgStringWriter out = pgStringWriter(out_symbols, out_offsets, out_params, out_parametric, offsets[c]);
   pg_u64 begin, end;
   pgChunkBounds(c, chunk, n, &begin, &end);
-  for (pg_u64 i = begin; i < end; ++i) {
-    const pg_i32 j = choice[i];
-    if (j == PG_NO_PRODUCTION) {
-      pgCopyModule(&out, &in, i);
-      continue;
-    }
-    rng.position = i;
-    rng.draws = PG_DRAW_SUCCESSOR;
-    pgWriteSuccessor(&out, &rules, j, &in, part, i, slots, &rng);
-  }
+  pgRewriteRange(&out, &rules, &in, part, choice, begin, end, slots, &rng);
 }
 
 /* D0L fast path: start[c] < 0 copies the letter, otherwise its successor is

@@ -70,4 +70,23 @@ PROCGEN_FN void pgWriteSuccessor(PgStringWriter* out, const PgRules* rules, pg_i
   }
 }
 
+/* Rewrites modules [begin, end) of `in` into `out`: each one copied when
+ * choice[i] is PG_NO_PRODUCTION (or `choice` is null: a segment that is not
+ * rewritten), otherwise replaced by the chosen successor with the draws keyed
+ * by its position. The loop of rewrite.cl and scene.cl (paper §4.2 step 3). */
+PROCGEN_FN void pgRewriteRange(PgStringWriter* out, const PgRules* rules, const PgStringView* in,
+                               __global const pg_i64* partner, __global const pg_i32* choice, pg_u64 begin,
+                               pg_u64 end, float* slots, PgRandomStream* rng) {
+  for (pg_u64 i = begin; i < end; ++i) {
+    const pg_i32 j = choice ? choice[i] : PG_NO_PRODUCTION;
+    if (j == PG_NO_PRODUCTION) {
+      pgCopyModule(out, in, i);
+      continue;
+    }
+    rng->position = i;
+    rng->draws = PG_DRAW_SUCCESSOR;
+    pgWriteSuccessor(out, rules, j, in, partner, i, slots, rng);
+  }
+}
+
 #endif /* PROCGEN_LSYSTEM_OPENCL_REWRITE_STEPS_H */

@@ -137,16 +137,7 @@ __kernel void sceneRewrite(PG_SCENE_TABLES, __global const pg_u8* symbols, __glo
   __global const pg_i32* ch = choice + sl.seg_begin;
   float slots_[PG_MAX_FORMALS];
   PgRandomStream rng = pgPassStream(sl.seed, phase);
-  for (pg_u64 i = begin; i < end; ++i) {
-    const pg_i32 j = sl.rewrite ? ch[i] : PG_NO_PRODUCTION;
-    if (j == PG_NO_PRODUCTION) {
-      pgCopyModule(&out, &in, i);
-      continue;
-    }
-    rng.position = i;
-    rng.draws = PG_DRAW_SUCCESSOR;
-    pgWriteSuccessor(&out, &rules, j, &in, part, i, slots_, &rng);
-  }
+  pgRewriteRange(&out, &rules, &in, part, sl.rewrite ? ch : 0, begin, end, slots_, &rng);
 }
 
 /* partner[i] relative to i's segment (-1: unmatched inside it). */

@@ -82,15 +82,31 @@ PROCGEN_FN void pgBicScanLocal(__local PgBic* v, pg_u32 lid, pg_u32 wg, int reve
 
 /* ---- dispatch 1: stack slices (§7.1, §8.1) ------------------------------ */
 
+/* Where a work item sits: its partition (one work-group) holds wg·PG_K
+ * elements from part_base; the item reads [base, end). Both passes over the
+ * symbols (stackSlice, matchLeaf) cut them the same way. */
+typedef struct PgItem {
+  pg_u32 lid, wg;
+  pg_u64 part, part_base, base, end;
+} PgItem;
+
+PROCGEN_FN PgItem pgItem(pg_u64 n) {
+  PgItem it;
+  it.lid = (pg_u32)get_local_id(0);
+  it.wg = (pg_u32)get_local_size(0);
+  it.part = get_group_id(0);
+  it.part_base = it.part * (pg_u64)it.wg * PG_K;
+  it.base = it.part_base + (pg_u64)it.lid * PG_K;
+  it.end = min(n, it.base + PG_K);
+  return it;
+}
+
 __kernel void stackSlice(__global const pg_u8* symbols, pg_u64 n, pg_u8 open_a, pg_u8 open_b,
                          pg_u8 close, __global IndexT* slices, __global PgBic* part_bic,
                          __local PgBic* suffix) {
-  const pg_u32 lid = (pg_u32)get_local_id(0);
-  const pg_u32 wg = (pg_u32)get_local_size(0);
-  const pg_u64 part = get_group_id(0);
-  const pg_u64 part_base = part * (pg_u64)wg * PG_K;
-  const pg_u64 base = part_base + (pg_u64)lid * PG_K;
-  const pg_u64 end = min(n, base + PG_K);
+  const PgItem it = pgItem(n);
+  const pg_u32 lid = it.lid, wg = it.wg;
+  const pg_u64 part = it.part, part_base = it.part_base, base = it.base, end = it.end;
 
   PgBic v = pgBicIdentity();
   for (pg_u64 x = base; x < end; ++x) {
@@ -192,12 +208,9 @@ __kernel void matchLeaf(__global const pg_u8* symbols, pg_u64 n, pg_u8 open_a, p
                         pg_i32 levels, __global IndexT* out, __global pg_u64* part_max_depth,
                         __local PgBic* item_bic, __local pg_i64* lmin, __local pg_u32* lslice,
                         __local pg_u64* lmax) {
-  const pg_u32 lid = (pg_u32)get_local_id(0);
-  const pg_u32 wg = (pg_u32)get_local_size(0);
-  const pg_u64 part = get_group_id(0);
-  const pg_u64 part_base = part * (pg_u64)wg * PG_K;
-  const pg_u64 base = part_base + (pg_u64)lid * PG_K;
-  const pg_u64 end = min(n, base + PG_K);
+  const PgItem it = pgItem(n);
+  const pg_u32 lid = it.lid, wg = it.wg;
+  const pg_u64 part = it.part, part_base = it.part_base, base = it.base, end = it.end;
 
   /* Item value and item slice (its own unmatched opens, bottom first). */
   PgBic v = pgBicIdentity();

@@ -1,0 +1,40 @@
+// One memory budget for every stage of every command (issue 16): a stage that
+// knows how many bytes it is about to allocate asks requireMemory() first, so
+// a run that would exhaust the machine stops before allocating, names the
+// stage and the sizes, and exits with ExitCode::kBadInput (2).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace procgen {
+
+/// The machine's physical memory in bytes (8 GiB when it cannot be read).
+uint64_t physicalMemoryBytes();
+
+/// The default budget of every command: half the physical memory.
+uint64_t defaultMemoryBudget();
+
+/// `budget_bytes` 0 means defaultMemoryBudget().
+uint64_t effectiveMemoryBudget(uint64_t budget_bytes);
+
+/// Throws ResourceError when `bytes` (what `stage` is about to allocate) plus
+/// `held_bytes` (what the run already holds and keeps) exceeds the budget.
+/// The message names the stage, the new bytes, the held bytes and their sum
+/// when held is non-zero, and the budget, e.g. "noise grid: needs 8.0 GiB,
+/// plus 4.0 GiB already held (12.0 GiB in all), over the memory budget of
+/// 11.8 GiB; stopped before allocating".
+void requireMemory(std::string_view stage, uint64_t bytes, uint64_t budget_bytes = 0,
+                   uint64_t held_bytes = 0);
+
+/// "1.5 GiB", "512 B": binary units, one decimal.
+std::string humanBytes(double bytes);
+
+/// a × b, or nullopt when it overflows 64 bits (sizes from user input).
+std::optional<uint64_t> checkedMul(uint64_t a, uint64_t b);
+/// a + b, or nullopt when it overflows 64 bits.
+std::optional<uint64_t> checkedAdd(uint64_t a, uint64_t b);
+
+}  // namespace procgen

@@ -1,0 +1,48 @@
+// The interpretation's memory budget (issue 16, "one budget for every stage"):
+// before the turtle draws, the homomorphism expansion (paper §5, cpfg's
+// on-the-fly homomorphism) and the geometry it makes are sized, so a model
+// whose drawing would exhaust the machine stops before allocating, naming the
+// stage and the size, on every backend alike.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lsystem/lsystem_data.hpp"
+
+namespace procgen::detail {
+
+/// Bytes counted per module of a homomorphism expansion: the largest of the
+/// backends' buffers (cpu: per-chunk pieces then one flat copy; opencl: two
+/// level strings with group offsets).
+inline constexpr uint64_t kExpandedModuleBytes = 32;
+
+/// What interpreting modules [begin, end) of `string` allocates at most.
+struct InterpretSize {
+  uint64_t modules = 0;   ///< modules the turtle reads (after homomorphism expansion), an upper bound
+  uint64_t elements = 0;  ///< segments + polygon-vertex records + polygon closes, an upper bound
+  uint64_t bytes = 0;     ///< expansion buffers plus output arrays
+};
+
+/// Sizes the interpretation of modules [begin, end) of `string` by `data`
+/// (whose homomorphism productions draw with `seed`) and checks it: throws
+/// ResourceError naming `stage` when the expansion exceeds `max_modules`
+/// (0: no limit) or when its bytes plus `held_bytes` exceed the memory budget
+/// (`budget_bytes` 0: half the physical memory). The homomorphism expansion is
+/// bounded per symbol over the recursion depth (exact for unconditional
+/// productions); only when the bounds straddle the limit are the expanded
+/// modules counted (serially, stopping at the limit). O(end - begin) otherwise.
+InterpretSize checkInterpretation(const LSystemData& data, const ModuleString& string, uint64_t begin,
+                                  uint64_t end, uint64_t seed, uint64_t max_modules, uint64_t budget_bytes,
+                                  uint64_t held_bytes, const std::string& stage);
+
+/// Whether every coordinate and width of `geometry` is finite. O(geometry).
+bool finiteGeometry(const Geometry& geometry);
+
+/// Throws Error naming the module of `string` that drew the first non-finite
+/// coordinate or width, and the module that made the turtle state non-finite
+/// (the turtle replayed serially: call it only when finiteGeometry failed).
+[[noreturn]] void throwNonFiniteGeometry(const LSystemData& data, const ModuleString& string,
+                                         const InterpretOptions& options);
+
+}  // namespace procgen::detail
