@@ -1,0 +1,601 @@
+// The optimized noise grid: the block kernels (shared with the cpu stage) and
+// the serial stage that runs them in order.
+//
+// Paper (shared/seeds/001_191daa7b81372e37.txt) §4.2 (gradients computed once
+// per work-group and shared) and §4.3 (the dot products split per axis and
+// cached), done by one core over a block of rows instead of by a work-group;
+// see grid_optimized.hpp for the stages and docs/noise.md, "The grid path".
+//
+// A row (fixed y, z, w) of one octave is evaluated in one of two ways:
+//  - coefficient mode, when a lattice cell holds several points of the row
+//    (lattice step along x ≤ 0.75): for every cell, the 2^D corner gradients
+//    become the four coefficients of the row inside that cell,
+//        value(f) = A + B·f + C·u + D·u·f       (f fraction, u = fade(f)),
+//    computed SIMD across cells; every point then picks its cell's
+//    coefficients with one permute and costs four multiply-adds;
+//  - lane mode otherwise: every SIMD lane evaluates its own point with the
+//    per-point arithmetic of perlin.h / value.h (bit for bit, up to the sign
+//    of zero), reading the cached hash prefixes and per-axis tables.
+// The fractal sum then folds the octave into the row exactly as fractal.h
+// does. No fused multiply-add (this file is built with -ffp-contract=off): the AVX-512,
+// AVX2 and baseline kernels give the same bits.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "noise/grid_optimized.hpp"
+
+// The vector helpers are always inlined into the per-ISA kernels; GCC's note
+// about the ABI of passing wide vectors by value does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace procgen::detail {
+
+namespace {
+
+// ---- vectors ----------------------------------------------------------------
+
+template <int W>
+struct Vec {
+  typedef float F __attribute__((vector_size(4 * W)));
+  typedef int32_t I __attribute__((vector_size(4 * W)));
+  typedef uint32_t U __attribute__((vector_size(4 * W)));
+};
+
+template <class T, class S>
+[[gnu::always_inline]] inline T load(const S* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T, class S>
+[[gnu::always_inline]] inline void store(S* p, const T& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <class T>
+[[gnu::always_inline]] inline T splat(float s) {
+  T v;
+  for (unsigned i = 0; i < sizeof v / sizeof s; ++i) v[i] = s;
+  return v;
+}
+
+/// out[i] = v[idx[i]] (indices taken modulo the lane count, as GCC's
+/// __builtin_shuffle does). clang has no variable-index shuffle builtin (its
+/// __builtin_shufflevector takes constants), so it gets the lane loop, which
+/// it turns into the same permute instruction.
+template <class F, class I>
+[[gnu::always_inline]] inline F permute(F v, I idx) {
+#if defined(__clang__)
+  constexpr int kLanes = sizeof(F) / sizeof(float);
+  F r;
+  for (int i = 0; i < kLanes; ++i) r[i] = v[idx[i] & (kLanes - 1)];
+  return r;
+#else
+  return __builtin_shuffle(v, idx);
+#endif
+}
+
+/// pgNoiseHash (hash.h) on every lane.
+template <class U>
+[[gnu::always_inline]] inline U vhash(U x) {
+  x = ((x >> 16) ^ x) * 0x45d9f3bu;
+  x = ((x >> 16) ^ x) * 0x45d9f3bu;
+  return (x >> 16) ^ x;
+}
+
+/// (f − corner bit)·g_d of perlin.h for lattice axis d of a corner with hash
+/// h, given t = f − bit: the gradient component is ±1, ±√2 (2D) or 0, so the
+/// product is t with the sign of hash bit d, scaled or zeroed.
+template <int W, int E>
+[[gnu::always_inline]] inline typename Vec<W>::F perlinTerm(typename Vec<W>::U h, typename Vec<W>::F t, int d) {
+  using F = typename Vec<W>::F;
+  using U = typename Vec<W>::U;
+  using I = typename Vec<W>::I;
+  const F zero = {};
+  if constexpr (E == 2) {
+    const U k = (h >> 2) & 3u;
+    const F mag = (I)(k < 2u) ? splat<F>(1.0f) : ((I)(k == U{} + (2u + d)) ? splat<F>(1.41421356237f) : zero);
+    t = t * mag;
+  } else if constexpr (E == 3) {
+    // (h >> 3) % 3 without a division: x·(1/3 mod 2^32) lands in three
+    // disjoint ranges by x mod 3 (x < 2^29).
+    const U m = (h >> 3) * 0xAAAAAAABu;
+    // One compare each (GCC scalarizes an & of two AVX-512 compares).
+    const I is_zero = d == 0   ? (I)(m <= 0x55555555u)
+                      : d == 1 ? (I)(m >= 0xAAAAAAABu)
+                               : (I)(m - 0x55555556u < 0x55555555u);
+    t = is_zero ? zero : t;
+  } else {
+    const U k = (h >> 4) & 3u;
+    t = (I)(k == U{} + static_cast<uint32_t>(d)) ? zero : t;
+  }
+  const U sign = (h << (31 - d)) & 0x80000000u;
+  return (F)((U)t ^ sign);
+}
+
+/// pgNoiseHashToSigned on every lane.
+template <int W>
+[[gnu::always_inline]] inline typename Vec<W>::F hashToSigned(typename Vec<W>::U h) {
+  using F = typename Vec<W>::F;
+  using I = typename Vec<W>::I;
+  return __builtin_convertvector((I)(h >> 8), F) * (1.0f / 8388608.0f) - 1.0f;
+}
+
+// ---- per-block state ----------------------------------------------------------
+
+/// The scalars of the middle axes (all but x and the last) of a block, and of
+/// the last axis of a row, at one octave.
+struct AxisPoint {
+  uint32_t c0 = 0, c1 = 0;
+  float f = 0, u = 0;
+};
+
+struct BlockScratch {
+  // per octave: hash prefixes, [combo][column or cell]
+  std::vector<uint32_t> prefix;
+  std::vector<size_t> prefix_at;  // offset of octave o in prefix
+  std::vector<size_t> prefix_len;  // entries per combo at octave o
+  // per octave, coefficient mode: the corners of the cells (cellCorners) and
+  // the cell along the last axis they belong to
+  std::vector<float> corners;
+  std::vector<size_t> corners_at;
+  std::vector<uint32_t> corners_cell;
+  std::vector<char> corners_valid;
+  // per row
+  std::vector<float> acc, amp, coef;
+};
+
+// ---- the kernels --------------------------------------------------------------
+
+template <int W, int E, bool kPerlin>
+struct Kernel {
+  using F = typename Vec<W>::F;
+  using I = typename Vec<W>::I;
+  using U = typename Vec<W>::U;
+  static constexpr int kCorners = 1 << E;
+  static constexpr int kPrefixCombos = 1 << (E - 1);  // bits of axes 0 .. E-2
+
+  /// Lane mode: the octave's noise at columns [i, i + W).
+  [[gnu::always_inline]] static F lanes(const OptimizedGrid::AxisTable& x, const uint32_t* prefix, size_t stride,
+                                        size_t i, const AxisPoint* mid, const AxisPoint& last, float scale) {
+    const F fx = load<F>(&x.f[i]);
+    F vals[kCorners];
+#pragma GCC unroll 16
+    for (int c = 0; c < kCorners; ++c) {
+      const U hp = load<U>(prefix + static_cast<size_t>(c & (kPrefixCombos - 1)) * stride + i);
+      const U h = vhash(hp ^ ((c >> (E - 1)) ? last.c1 : last.c0));
+      if constexpr (kPerlin) {
+        F dot = perlinTerm<W, E>(h, fx - static_cast<float>(c & 1), 0);
+#pragma GCC unroll 4
+        for (int d = 1; d < E; ++d) {
+          const float fd = d == E - 1 ? last.f : mid[d].f;
+          dot += perlinTerm<W, E>(h, splat<F>(fd - static_cast<float>((c >> d) & 1)), d);
+        }
+        vals[c] = dot;
+      } else {
+        vals[c] = hashToSigned<W>(h);
+      }
+    }
+    const F ux = load<F>(&x.u[i]);
+#pragma GCC unroll 8
+    for (int i2 = 0; i2 < kCorners / 2; ++i2) vals[i2] = vals[2 * i2] + ux * (vals[2 * i2 + 1] - vals[2 * i2]);
+#pragma GCC unroll 4
+    for (int a = 1; a < E; ++a) {
+      const float ua = a == E - 1 ? last.u : mid[a].u;
+      const int half = kCorners >> (a + 1);
+#pragma GCC unroll 8
+      for (int i2 = 0; i2 < half; ++i2) vals[i2] = vals[2 * i2] + ua * (vals[2 * i2 + 1] - vals[2 * i2]);
+    }
+    if constexpr (kPerlin) return vals[0] * scale;
+    return vals[0];
+  }
+
+  /// Coefficient mode, step 1: the corners of cells [k, k + W) — per corner
+  /// the gradient components (Perlin; E per corner) or the node value (value
+  /// noise; one) — into corners[(corner · E + d) · cells + k]. They depend on
+  /// the cells only, so a block reuses them for every row until the cell along
+  /// the last axis changes (the paper's gradients cached per work-group).
+  static constexpr int kPerCorner = kPerlin ? E : 1;
+  [[gnu::always_inline]] static void cellCorners(const uint32_t* prefix, size_t stride, size_t k,
+                                                 const AxisPoint& last, float* corners, size_t cells) {
+#pragma GCC unroll 16
+    for (int c = 0; c < kCorners; ++c) {
+      const U hp = load<U>(prefix + static_cast<size_t>(c & (kPrefixCombos - 1)) * stride + k);
+      const U h = vhash(hp ^ ((c >> (E - 1)) ? last.c1 : last.c0));
+      float* dst = corners + static_cast<size_t>(c * kPerCorner) * cells + k;
+      if constexpr (kPerlin) {
+#pragma GCC unroll 4
+        for (int d = 0; d < E; ++d) store(dst + d * cells, perlinTerm<W, E>(h, splat<F>(1.0f), d));
+      } else {
+        store(dst, hashToSigned<W>(h));
+      }
+    }
+  }
+
+  /// Coefficient mode, step 2: A, B, C, D of cells [k, k + W) for this row
+  /// into coef (four arrays of `cells` entries each). With g the cached
+  /// gradient components, corner (a, m) has the dot product
+  /// g_x·(f − a) + e(a, m), e the row's constant y/z/w part; interpolating
+  /// along x, then with the row's weights W_m of the other axes:
+  ///   A = Σ W_m e(0,m)   B = Σ W_m g_x(0,m)
+  ///   C = Σ W_m (e(1,m) − e(0,m) − g_x(1,m))   D = Σ W_m (g_x(1,m) − g_x(0,m)).
+  [[gnu::always_inline]] static void cellCoefficients(const float* corners, size_t k, const AxisPoint* mid,
+                                                      const AxisPoint& last, const float* weights, float scale,
+                                                      float* coef, size_t cells) {
+    F a = {}, b = {}, cc = {}, dd = {};
+#pragma GCC unroll 8
+    for (int m = 0; m < kCorners / 2; ++m) {
+      F e[2], gx[2];
+#pragma GCC unroll 2
+      for (int ax = 0; ax < 2; ++ax) {
+        const int c = ax | (m << 1);
+        const float* src = corners + static_cast<size_t>(c * kPerCorner) * cells + k;
+        if constexpr (kPerlin) {
+          gx[ax] = load<F>(src);
+          F sum = {};
+#pragma GCC unroll 4
+          for (int d = 1; d < E; ++d) {
+            const float fd = d == E - 1 ? last.f : mid[d].f;
+            sum += load<F>(src + d * cells) * (fd - static_cast<float>((c >> d) & 1));
+          }
+          e[ax] = sum;
+        } else {
+          e[ax] = load<F>(src);
+        }
+      }
+      const float w = weights[m];
+      if constexpr (kPerlin) {
+        a += w * e[0];
+        b += w * gx[0];
+        cc += w * (e[1] - e[0] - gx[1]);
+        dd += w * (gx[1] - gx[0]);
+      } else {
+        a += w * e[0];
+        cc += w * (e[1] - e[0]);
+      }
+    }
+    store(coef + k, a * scale);
+    store(coef + cells + k, b * scale);
+    store(coef + 2 * cells + k, cc * scale);
+    store(coef + 3 * cells + k, dd * scale);
+  }
+
+  /// Coefficient mode, second half: the octave's noise at columns [i, i + W).
+  [[gnu::always_inline]] static F fromCoefficients(const OptimizedGrid::AxisTable& x, size_t i, const float* coef,
+                                                   size_t cells) {
+    const int32_t base = x.ord[i];
+    const I idx = load<I>(&x.ord[i]) - base;
+    const F f = load<F>(&x.f[i]);
+    const F u = load<F>(&x.u[i]);
+    const F a = permute(load<F>(coef + base), idx);
+    const F c = permute(load<F>(coef + 2 * cells + base), idx);
+    if constexpr (kPerlin) {
+      const F b = permute(load<F>(coef + cells + base), idx);
+      const F d = permute(load<F>(coef + 3 * cells + base), idx);
+      return a + b * f + u * (c + d * f);
+    }
+    return a + u * c;
+  }
+};
+
+/// The fractal fold of fractal.h (pgNoiseFractalSum) for one octave's noise
+/// n: acc += term · amp, then amp *= lerp(1, (term + 1)/2, weighted) · gain.
+/// Unweighted (weighted_strength 0) the factor is exactly gain for every
+/// point, so amp is one scalar per octave (`amp_scalar`), not an array.
+template <int W, bool kWeighted>
+[[gnu::always_inline]] inline void foldOctave(const PgNoiseConfig& cfg, typename Vec<W>::F n, float* acc_p,
+                                              float* amp_p, float amp_scalar) {
+  using F = typename Vec<W>::F;
+  using I = typename Vec<W>::I;
+  using U = typename Vec<W>::U;
+  F term = n;
+  const F absn = (F)((U)n & 0x7fffffffu);
+  if (cfg.fractal == PG_FRACTAL_RIDGED) {
+    term = 1.0f - 2.0f * absn;
+  } else if (cfg.fractal == PG_FRACTAL_BILLOW) {
+    term = 2.0f * absn - 1.0f;
+  } else if (cfg.fractal == PG_FRACTAL_PINGPONG) {
+    F t = (n + 1.0f) * cfg.ping_pong_strength;
+    t -= __builtin_convertvector(__builtin_convertvector(t * 0.5f, I), F) * 2.0f;
+    const F tri = (I)(t < 1.0f) ? t : 2.0f - t;
+    term = 2.0f * tri - 1.0f;
+  }
+  if constexpr (kWeighted) {
+    const F amp = load<F>(amp_p);
+    store(acc_p, load<F>(acc_p) + term * amp);
+    const F weight = 1.0f + cfg.weighted_strength * ((term + 1.0f) * 0.5f - 1.0f);
+    store(amp_p, amp * (weight * cfg.gain));
+  } else {
+    store(acc_p, load<F>(acc_p) + term * amp_scalar);
+  }
+}
+
+template <int W, int E, bool kPerlin>
+NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> out) {
+  using K = Kernel<W, E, kPerlin>;
+  constexpr int kCornerPairs = K::kCorners / 2;
+  using F = typename Vec<W>::F;
+  const NoiseSetup& s = grid.setup();
+  const PgNoiseConfig& cfg = s.cfg;
+  const int octaves = cfg.octaves;
+  const uint64_t nx = s.size[0];
+  const size_t padded = grid.paddedWidth();
+  const int last_axis = E - 1;
+  const uint64_t rows_per_block = grid.rowsPerBlock();
+  const uint64_t last_blocks = (s.size[last_axis] + rows_per_block - 1) / rows_per_block;
+
+  // Which middle indices and which rows of the last axis.
+  uint64_t p = b / last_blocks;
+  const uint64_t l_begin = (b % last_blocks) * rows_per_block;
+  const uint64_t l_end = std::min<uint64_t>(s.size[last_axis], l_begin + rows_per_block);
+  uint64_t index[4] = {0, 0, 0, 0};
+  for (int d = 1; d < E - 1; ++d) {
+    index[d] = p % s.size[d];
+    p /= s.size[d];
+  }
+
+  // Per octave: the middle axes' split, and the hash prefixes
+  // hash(… hash(hash(key ^ x) ^ y) … ) over axes 0 .. E-2 for every column
+  // (lane mode) or every cell (coefficient mode) and every corner combination.
+  thread_local BlockScratch scratch;
+  AxisPoint mid[kMaxOctaves][4];
+  scratch.prefix_at.assign(octaves, 0);
+  scratch.prefix_len.assign(octaves, 0);
+  size_t total = 0;
+  for (int o = 0; o < octaves; ++o) {
+    const auto& x = grid.table(o, 0);
+    scratch.prefix_at[o] = total;
+    scratch.prefix_len[o] = x.coefficients ? x.cell0.size() : padded;
+    total += scratch.prefix_len[o] * K::kPrefixCombos;
+  }
+  scratch.prefix.resize(total);
+  for (int o = 0; o < octaves; ++o) {
+    const uint32_t key = pgNoiseSubKey(cfg.key, static_cast<pg_u32>(o));
+    for (int d = 1; d < E - 1; ++d) {
+      const auto& t = grid.table(o, d);
+      mid[o][d] = {t.c0[index[d]], t.c1[index[d]], t.f[index[d]], t.u[index[d]]};
+    }
+    const auto& x = grid.table(o, 0);
+    const size_t len = scratch.prefix_len[o];
+    const uint32_t* x0 = x.coefficients ? x.cell0.data() : x.c0.data();
+    const uint32_t* x1 = x.coefficients ? x.cell1.data() : x.c1.data();
+    for (int combo = 0; combo < K::kPrefixCombos; ++combo) {
+      uint32_t* dst = &scratch.prefix[scratch.prefix_at[o] + combo * len];
+      for (size_t i = 0; i < len; ++i) {
+        uint32_t h = pgNoiseHash(key ^ ((combo & 1) ? x1[i] : x0[i]));
+        for (int d = 1; d < E - 1; ++d) h = pgNoiseHash(h ^ (((combo >> d) & 1) ? mid[o][d].c1 : mid[o][d].c0));
+        dst[i] = h;
+      }
+    }
+  }
+
+  size_t max_cells = 0;  // padded
+  scratch.corners_at.assign(octaves, 0);
+  scratch.corners_cell.assign(octaves, 0);
+  scratch.corners_valid.assign(octaves, 0);
+  total = 0;
+  for (int o = 0; o < octaves; ++o) {
+    const auto& x = grid.table(o, 0);
+    max_cells = std::max(max_cells, x.cell0.size());
+    scratch.corners_at[o] = total;
+    if (x.coefficients) total += x.cell0.size() * K::kCorners * K::kPerCorner;
+  }
+  scratch.corners.resize(total);
+  scratch.acc.resize(padded);
+  scratch.amp.resize(padded);
+  scratch.coef.resize(4 * max_cells + W);
+  const bool weighted = cfg.weighted_strength != 0.0f;
+  const float scale = kPerlin ? pgPerlinScale(E) : 1.0f;
+
+  F vmin = splat<F>(__builtin_inff()), vmax = splat<F>(-__builtin_inff());
+  NoiseRange tail = emptyRange();
+  const size_t full = nx / W * W;
+  for (uint64_t l = l_begin; l < l_end; ++l) {
+    std::fill(scratch.acc.begin(), scratch.acc.end(), 0.0f);
+    if (weighted) std::fill(scratch.amp.begin(), scratch.amp.end(), 1.0f);
+    float amp = 1.0f;  // unweighted: the amplitude of octave o, as fractal.h computes it
+    for (int o = 0; o < octaves; ++o) {
+      const auto& x = grid.table(o, 0);
+      const auto& lt = grid.table(o, last_axis);
+      const AxisPoint last{lt.c0[l], lt.c1[l], lt.f[l], lt.u[l]};
+      const uint32_t* prefix = &scratch.prefix[scratch.prefix_at[o]];
+      const size_t stride = scratch.prefix_len[o];
+      float* acc = scratch.acc.data();
+      float* amps = scratch.amp.data();
+      if (x.coefficients) {
+        const size_t cells = stride;  // padded cell count
+        const size_t used = (x.cell_count + W - 1) / W * W;
+        float* corners = &scratch.corners[scratch.corners_at[o]];
+        if (!scratch.corners_valid[o] || scratch.corners_cell[o] != last.c0) {
+          for (size_t k = 0; k < used; k += W) K::cellCorners(prefix, stride, k, last, corners, cells);
+          scratch.corners_valid[o] = 1;
+          scratch.corners_cell[o] = last.c0;
+        }
+        // The weights of the 2^(E-1) corner pairs along y, z, w: products of
+        // fades, once per row.
+        float weights[kCornerPairs];
+        for (int m = 0; m < kCornerPairs; ++m) {
+          float w = 1.0f;
+          for (int d = 1; d < E; ++d) {
+            const float ud = d == E - 1 ? last.u : mid[o][d].u;
+            w *= ((m >> (d - 1)) & 1) ? ud : 1.0f - ud;
+          }
+          weights[m] = w;
+        }
+        float* coef = scratch.coef.data();
+        for (size_t k = 0; k < used; k += W)
+          K::cellCoefficients(corners, k, mid[o], last, weights, scale, coef, cells);
+        if (weighted) {
+          for (size_t i = 0; i < padded; i += W)
+            foldOctave<W, true>(cfg, K::fromCoefficients(x, i, coef, cells), acc + i, amps + i, 0.0f);
+        } else {
+          for (size_t i = 0; i < padded; i += W)
+            foldOctave<W, false>(cfg, K::fromCoefficients(x, i, coef, cells), acc + i, amps + i, amp);
+        }
+      } else if (weighted) {
+        for (size_t i = 0; i < padded; i += W)
+          foldOctave<W, true>(cfg, K::lanes(x, prefix, stride, i, mid[o], last, scale), acc + i, amps + i, 0.0f);
+      } else {
+        for (size_t i = 0; i < padded; i += W)
+          foldOctave<W, false>(cfg, K::lanes(x, prefix, stride, i, mid[o], last, scale), acc + i, amps + i, amp);
+      }
+      amp *= 1.0f * cfg.gain;
+    }
+    // Scale into [−1, 1], write, and track the range.
+    index[last_axis] = l;
+    float* dst = out.data() + nx * (index[1] + s.size[1] * (index[2] + s.size[2] * index[3]));
+    for (size_t i = 0; i < full; i += W) {
+      const F v = load<F>(&scratch.acc[i]) * cfg.fractal_bound;
+      store(dst + i, v);
+      vmin = v < vmin ? v : vmin;
+      vmax = v > vmax ? v : vmax;
+    }
+    for (size_t i = full; i < nx; ++i) {
+      const float v = scratch.acc[i] * cfg.fractal_bound;
+      dst[i] = v;
+      tail = combineRanges(tail, {v, v});
+    }
+  }
+  NoiseRange r = tail;
+  for (int i = 0; i < W; ++i) r = combineRanges(r, {vmin[i], vmax[i]});
+  return r;
+}
+
+template <int W>
+NoiseRange runBlockW(const OptimizedGrid& grid, uint64_t b, std::span<float> out) {
+  const bool perlin = grid.setup().cfg.type == PG_NOISE_PERLIN;
+  switch (grid.setup().lattice_dims) {
+    case 2: return perlin ? runBlockDims<W, 2, true>(grid, b, out) : runBlockDims<W, 2, false>(grid, b, out);
+    case 3: return perlin ? runBlockDims<W, 3, true>(grid, b, out) : runBlockDims<W, 3, false>(grid, b, out);
+    default: return perlin ? runBlockDims<W, 4, true>(grid, b, out) : runBlockDims<W, 4, false>(grid, b, out);
+  }
+}
+
+// One kernel per instruction set; `flatten` inlines the templates above into
+// each, so each is compiled entirely for its target.
+[[gnu::target("avx512f"), gnu::flatten]] NoiseRange runBlockAvx512(const OptimizedGrid& grid, uint64_t b,
+                                                                    std::span<float> out) {
+  return runBlockW<16>(grid, b, out);
+}
+[[gnu::target("avx2"), gnu::flatten]] NoiseRange runBlockAvx2(const OptimizedGrid& grid, uint64_t b,
+                                                               std::span<float> out) {
+  return runBlockW<8>(grid, b, out);
+}
+[[gnu::flatten]] NoiseRange runBlockBaseline(const OptimizedGrid& grid, uint64_t b, std::span<float> out) {
+  return runBlockW<4>(grid, b, out);
+}
+
+int bestIsa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return 3;
+  if (__builtin_cpu_supports("avx2")) return 2;
+  return 1;
+}
+
+std::atomic<int> g_isa{0};
+
+int activeIsa() {
+  int isa = g_isa.load(std::memory_order_relaxed);
+  if (isa == 0) {
+    isa = bestIsa();
+    g_isa.store(isa, std::memory_order_relaxed);
+  }
+  return isa;
+}
+
+}  // namespace
+
+int setOptimizedGridIsaForTesting(int isa) {
+  const int best = bestIsa();
+  g_isa.store(isa <= 0 || isa > best ? best : isa, std::memory_order_relaxed);
+  return g_isa.load(std::memory_order_relaxed);
+}
+
+bool OptimizedGrid::handles(const NoiseSetup& setup) {
+  return (setup.cfg.type == PG_NOISE_PERLIN || setup.cfg.type == PG_NOISE_VALUE) && setup.cfg.warp == PG_WARP_NONE;
+}
+
+OptimizedGrid::OptimizedGrid(const NoiseSetup& setup) : setup_(setup) {
+  const int dims = setup.lattice_dims;
+  const int octaves = setup.cfg.octaves;
+  const uint64_t nx = setup.size[0];
+  padded_ = (nx + 15) / 16 * 16;
+  tables_.resize(static_cast<size_t>(octaves) * 4);
+  for (int o = 0; o < octaves; ++o) {
+    for (int d = 0; d < dims; ++d) {
+      AxisTable& t = tables_[o * 4 + d];
+      const uint64_t n = setup.size[d];
+      const size_t len = d == 0 ? padded_ : n;
+      t.c0.resize(len);
+      t.c1.resize(len);
+      t.f.resize(len);
+      t.u.resize(len);
+      const int32_t period = setup.cfg.period[o][d];
+      for (size_t i = 0; i < len; ++i) {
+        const uint64_t at = std::min<uint64_t>(i, n - 1);  // padding repeats the last column
+        if (i > 0 && at == i - 1) {
+          t.c0[i] = t.c0[i - 1];
+          t.c1[i] = t.c1[i - 1];
+          t.f[i] = t.f[i - 1];
+          t.u[i] = t.u[i - 1];
+          continue;
+        }
+        splitLatticeCoordinate(setup, o, d, setup.fieldCoordinate(d, at), t.c0[i], t.f[i]);
+        t.c1[i] = pgNoiseNext(t.c0[i], period);
+        t.u[i] = pgNoiseFade(t.f[i]);
+      }
+      if (d != 0) continue;
+      // Coefficient mode when the lattice step along x is at most 0.75 cells
+      // (then neighbouring columns are at most one cell apart, and a cell
+      // holds 4/3 points or more) and a row holds more than one vector.
+      const double cell_step = setup.step * setup.scale[o][0];
+      t.coefficients = cell_step <= 0.75 && nx >= 16;
+      if (!t.coefficients) continue;
+      t.ord.resize(len);
+      int32_t ord = 0;
+      t.cell0.assign(1, t.c0[0]);
+      t.cell1.assign(1, t.c1[0]);
+      for (size_t i = 0; i < len; ++i) {
+        if (i > 0 && t.c0[i] != t.c0[i - 1]) {
+          ++ord;
+          t.cell0.push_back(t.c0[i]);
+          t.cell1.push_back(t.c1[i]);
+        }
+        t.ord[i] = ord;
+      }
+      // Pad the cells to whole vectors plus one, so that every column's
+      // window of 16 cells stays inside.
+      t.cell_count = t.cell0.size();
+      const size_t cells = (t.cell0.size() + 15) / 16 * 16 + 16;
+      t.cell0.resize(cells, t.cell0.back());
+      t.cell1.resize(cells, t.cell1.back());
+    }
+  }
+  // Blocks: every index along the middle axes, times runs of rows along the
+  // last axis; at least 64 blocks where the grid allows, for the cpu stage.
+  const int last = dims - 1;
+  prefix_count_ = 1;
+  for (int d = 1; d < last; ++d) prefix_count_ *= setup.size[d];
+  const uint64_t want = std::max<uint64_t>(1, (64 + prefix_count_ - 1) / prefix_count_);
+  const uint64_t runs = std::min<uint64_t>(setup.size[last], want);
+  rows_per_block_ = (setup.size[last] + runs - 1) / runs;
+  block_count_ = prefix_count_ * ((setup.size[last] + rows_per_block_ - 1) / rows_per_block_);
+}
+
+NoiseRange OptimizedGrid::runBlock(uint64_t b, std::span<float> out) const {
+  switch (activeIsa()) {
+    case 3: return runBlockAvx512(*this, b, out);
+    case 2: return runBlockAvx2(*this, b, out);
+    default: return runBlockBaseline(*this, b, out);
+  }
+}
+
+NoiseRange serialOptimizedGrid(const NoiseSetup& setup, std::span<float> out) {
+  if (!OptimizedGrid::handles(setup)) return naiveRows(setup, 0, setup.rows(), out);
+  const OptimizedGrid grid(setup);
+  NoiseRange r = emptyRange();
+  for (uint64_t b = 0; b < grid.blockCount(); ++b) r = combineRanges(r, grid.runBlock(b, out));
+  return r;
+}
+
+}  // namespace procgen::detail
