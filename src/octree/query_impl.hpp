@@ -1,0 +1,308 @@
+// Octree queries (seed §4 "queries": point location, and the range and
+// neighbour queries §4 and §5 name): one function per query answers one
+// query point; the batched forms run them over chunks of queries with the
+// same Par policy as the build (build_impl.hpp), so every backend and thread
+// count gives the same answers. Variable-size answers are gathered per chunk
+// and placed at offsets from a prefix sum of the per-query counts.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "octree/build_impl.hpp"
+
+namespace procgen::octree_impl {
+
+inline void requireCubeTree(const Octree& t, const char* what) {
+  if (t.layout != OctreeLayout::kLevelOrder || t.options.split != OctreeSplit::kCube)
+    throw std::invalid_argument(std::string(what) +
+                                ": needs a level-order cube tree (bucketed bottom-up or top-down --split cube)");
+}
+
+inline uint32_t locateOne(const Octree& t, double x, double y, double z) {
+  if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z)) return kOctreeNone;
+  uint32_t node = 0;
+  if (t.options.split == OctreeSplit::kData) {
+    const double p[3] = {x, y, z};
+    while (t.first_child[node] != kOctreeNone) {
+      const uint8_t axes = t.split_axes[node];
+      uint32_t d = 0;
+      for (int pass = 0; pass < 3; ++pass) {
+        const int axis = (axes >> (2 * pass)) & 3;
+        d = d << 1 | (p[axis] > t.split_center[3 * node + axis] ? 1u : 0u);
+      }
+      node = t.first_child[node] + d;
+    }
+    return node;
+  }
+  const double* lo = t.cube.min;
+  const double side = t.cube.side;
+  const double p[3] = {x, y, z};
+  for (int a = 0; a < 3; ++a)
+    if (!(p[a] >= lo[a] && (p[a] - lo[a] < side || (side == 0 && p[a] == lo[a])))) return kOctreeNone;
+  const uint64_t key = pgOctreeKey(x, y, z, lo[0], lo[1], lo[2], side);
+  while (t.first_child[node] != kOctreeNone) node = t.first_child[node] + pgOctreeDigit(key, t.level[node] + 1);
+  return node;
+}
+
+/// The cell box of a node, widened by side·2^-40 on every side so that a
+/// point whose quantization rounded across a cell wall still lies inside.
+struct CellBox {
+  double lo[3], hi[3];
+};
+
+inline CellBox cellBox(const Octree& t, uint32_t node) {
+  const int l = t.level[node];
+  const uint64_t start = pgOctreeCellBegin(l, t.prefix[node]);
+  const uint32_t q[3] = {pgOctreeCompact(start), pgOctreeCompact(start >> 1), pgOctreeCompact(start >> 2)};
+  const double cell = t.cube.side / 2097152.0;
+  const double width = static_cast<double>(1u << (kOctreeMaxLevel - l)) * cell;
+  const double slack = std::ldexp(t.cube.side, -40);
+  CellBox box;
+  for (int a = 0; a < 3; ++a) {
+    box.lo[a] = t.cube.min[a] + static_cast<double>(q[a]) * cell - slack;
+    box.hi[a] = box.lo[a] + width + 2 * slack;
+  }
+  return box;
+}
+
+inline double pointDist2(const OctreePoints& pts, uint32_t i, const double* q) {
+  const double dx = pts.coord(i, 0) - q[0];
+  const double dy = pts.coord(i, 1) - q[1];
+  const double dz = pts.coord(i, 2) - q[2];
+  return dx * dx + dy * dy + dz * dz;
+}
+
+/// Distance² of the point at position j of `order`: from the tree's sorted
+/// copy when it has one (the same doubles, so the same value), else gathered.
+inline double leafDist2(const Octree& t, const OctreePoints& pts, uint32_t j, const double* q) {
+  if (t.xyz.empty()) return pointDist2(pts, t.order[j], q);
+  const double* p = &t.xyz[3 * static_cast<uint64_t>(j)];
+  const double dx = p[0] - q[0];
+  const double dy = p[1] - q[1];
+  const double dz = p[2] - q[2];
+  return dx * dx + dy * dy + dz * dz;
+}
+
+struct Candidate {
+  double d2;
+  uint32_t index;
+  bool operator<(const Candidate& o) const { return d2 < o.d2 || (d2 == o.d2 && index < o.index); }
+};
+
+/// Cell widths per level and the slack, computed once per batch.
+struct Geometry {
+  double width[kOctreeMaxLevel + 2];
+  double slack;
+  explicit Geometry(const Octree& t) {
+    for (int l = 0; l <= kOctreeMaxLevel + 1; ++l) width[l] = std::ldexp(t.cube.side, -l);
+    slack = std::ldexp(t.cube.side, -40);
+  }
+};
+
+/// A node to visit: its squared box distance and its cell's lower corner.
+struct Visit {
+  double md;
+  uint32_t node;
+  double lo[3];
+};
+
+inline double cornerDist2(const double* lo, double w, double slack, const double* q) {
+  double d2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double b0 = lo[a] - slack, b1 = lo[a] + w + slack;
+    const double d = q[a] < b0 ? b0 - q[a] : (q[a] > b1 ? q[a] - b1 : 0.0);
+    d2 += d * d;
+  }
+  return d2;
+}
+
+/// Depth-first branch and bound over non-empty nodes, nearest child first:
+/// leaf(node) for every leaf not pruned by prune(box distance²). Child cells
+/// are the parent's corner plus half its width per set digit bit, widened by
+/// the slack (side·2^-40) like cellBox.
+template <typename Prune, typename Leaf>
+void descend(const Octree& t, const Geometry& g, const double* q, std::vector<Visit>& stack, Prune&& prune,
+             Leaf&& leaf) {
+  stack.clear();
+  Visit root{0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
+  root.md = cornerDist2(root.lo, g.width[0], g.slack, q);
+  stack.push_back(root);
+  while (!stack.empty()) {
+    const Visit v = stack.back();
+    stack.pop_back();
+    if (prune(v.md)) continue;
+    const uint32_t fc = t.first_child[v.node];
+    if (fc == kOctreeNone) {
+      leaf(v.node);
+      continue;
+    }
+    const double half = g.width[t.level[v.node] + 1];
+    Visit kids[8];
+    int k = 0;
+    for (uint32_t d = 0; d < 8; ++d) {
+      const uint32_t ch = fc + d;
+      if (t.begin[ch] == t.end[ch]) continue;
+      Visit& c = kids[k++];
+      c.node = ch;
+      for (int a = 0; a < 3; ++a) c.lo[a] = v.lo[a] + (((d >> a) & 1) ? half : 0.0);
+      c.md = cornerDist2(c.lo, half, g.slack, q);
+    }
+    // Farthest pushed first so that the nearest is popped first (ties: lower id first).
+    for (int i = 1; i < k; ++i)  // insertion sort of at most 8
+      for (int j = i; j > 0 && (kids[j - 1].md < kids[j].md ||
+                                (kids[j - 1].md == kids[j].md && kids[j - 1].node < kids[j].node));
+           --j)
+        std::swap(kids[j - 1], kids[j]);
+    for (int i = 0; i < k; ++i) stack.push_back(kids[i]);
+  }
+}
+
+/// k nearest of query q into best (sorted ascending, at most k).
+inline void knnOne(const Octree& t, const Geometry& g, const OctreePoints& pts, const double* q, uint32_t k,
+                   std::vector<Candidate>& best, std::vector<Visit>& stack) {
+  best.clear();
+  if (k == 0) return;
+  descend(
+      t, g, q, stack, [&](double md) { return best.size() == k && md > best.back().d2; },
+      [&](uint32_t node) {
+        for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
+          const uint32_t idx = t.order[j];
+          const Candidate c{leafDist2(t, pts, j, q), idx};
+          if (best.size() == k && !(c < best.back())) continue;
+          auto at = std::upper_bound(best.begin(), best.end(), c);
+          if (best.size() == k) best.pop_back();
+          best.insert(at, c);
+        }
+      });
+}
+
+template <typename Par>
+void knnBatch(Par& par, const Octree& t, const OctreePoints& pts, const double* xyz, uint64_t m, uint32_t k,
+              uint32_t* out, double* dist2) {
+  requireCubeTree(t, "octreeKnn");
+  const Geometry g(t);
+  const Plan plan = par.plan(m, 256);
+  par.forEach(plan, [&](uint64_t, uint64_t b, uint64_t e) {
+    std::vector<Candidate> best;
+    best.reserve(k + 1);
+    std::vector<Visit> stack;
+    for (uint64_t q = b; q < e; ++q) {
+      knnOne(t, g, pts, xyz + 3 * q, k, best, stack);
+      for (uint32_t j = 0; j < k; ++j) {
+        const bool have = j < best.size();
+        out[q * k + j] = have ? best[j].index : kOctreeNone;
+        if (dist2) dist2[q * k + j] = have ? best[j].d2 : std::numeric_limits<double>::infinity();
+      }
+    }
+  });
+}
+
+/// Runs one(q, results) per query; gathers the results in query order.
+template <typename Par, typename One>
+OctreeQueryResult gather(Par& par, uint64_t m, One&& one) {
+  const Plan plan = par.plan(m, 256);
+  std::vector<std::vector<uint32_t>> parts(plan.count);
+  OctreeQueryResult r;
+  r.offsets.assign(m + 1, 0);
+  par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t e) {
+    std::vector<uint32_t>& mine = parts[c];
+    for (uint64_t q = b; q < e; ++q) {
+      const uint64_t before = mine.size();
+      one(q, mine);
+      r.offsets[q + 1] = mine.size() - before;
+    }
+  });
+  for (uint64_t q = 0; q < m; ++q) r.offsets[q + 1] += r.offsets[q];
+  r.indices.resize(r.offsets[m]);
+  par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t) {
+    std::copy(parts[c].begin(), parts[c].end(), r.indices.begin() + r.offsets[b]);
+  });
+  return r;
+}
+
+template <typename Par>
+OctreeQueryResult radiusBatch(Par& par, const Octree& t, const OctreePoints& pts, const double* xyz, uint64_t m,
+                              double radius) {
+  requireCubeTree(t, "octreeRadius");
+  const double r2 = radius * radius;
+  const Geometry g(t);
+  return gather(par, m, [&](uint64_t qi, std::vector<uint32_t>& out) {
+    thread_local std::vector<Visit> stack;
+    thread_local std::vector<Candidate> found;
+    found.clear();
+    const double* q = xyz + 3 * qi;
+    if (!(radius >= 0)) return;
+    descend(
+        t, g, q, stack, [&](double md) { return md > r2; },
+        [&](uint32_t node) {
+          for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
+            const uint32_t idx = t.order[j];
+            const double d2 = leafDist2(t, pts, j, q);
+            if (d2 <= r2) found.push_back({d2, idx});
+          }
+        });
+    std::sort(found.begin(), found.end());
+    for (const Candidate& c : found) out.push_back(c.index);
+  });
+}
+
+template <typename Par>
+OctreeQueryResult boxBatch(Par& par, const Octree& t, const OctreePoints& pts, const double* boxes, uint64_t m) {
+  requireCubeTree(t, "octreeBox");
+  return gather(par, m, [&](uint64_t qi, std::vector<uint32_t>& out) {
+    const double* lo = boxes + 6 * qi;
+    const double* hi = lo + 3;
+    const uint64_t first = out.size();
+    std::vector<uint32_t> stack{0};
+    while (!stack.empty()) {
+      const uint32_t node = stack.back();
+      stack.pop_back();
+      if (t.begin[node] == t.end[node]) continue;
+      const CellBox b = cellBox(t, node);
+      bool overlap = true;
+      for (int a = 0; a < 3; ++a) overlap = overlap && b.lo[a] <= hi[a] && lo[a] <= b.hi[a];
+      if (!overlap) continue;
+      const uint32_t fc = t.first_child[node];
+      if (fc != kOctreeNone) {
+        for (uint32_t d = 0; d < 8; ++d) stack.push_back(fc + d);
+        continue;
+      }
+      for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
+        const uint32_t idx = t.order[j];
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+          const double v = t.xyz.empty() ? pts.coord(idx, a) : t.xyz[3 * static_cast<uint64_t>(j) + a];
+          inside = inside && lo[a] <= v && v <= hi[a];
+        }
+        if (inside) out.push_back(idx);
+      }
+    }
+    std::sort(out.begin() + first, out.end());
+  });
+}
+
+template <typename Par>
+void locateBatch(Par& par, const Octree& t, const double* xyz, uint64_t m, uint32_t* out) {
+  if (t.layout != OctreeLayout::kLevelOrder)
+    throw std::invalid_argument("octreeLocate: needs a level-order tree (bucketed bottom-up or top-down)");
+  const Plan plan = par.plan(m, 1024);
+  par.forEach(plan, [&](uint64_t, uint64_t b, uint64_t e) {
+    for (uint64_t q = b; q < e; ++q) out[q] = locateOne(t, xyz[3 * q], xyz[3 * q + 1], xyz[3 * q + 2]);
+  });
+}
+
+template <typename Par>
+void generate(Par& par, PointDistribution distribution, uint64_t n, uint64_t seed, double* xyz) {
+  const Plan plan = par.plan(n, 1 << 15);
+  par.forEach(plan, [&](uint64_t, uint64_t b, uint64_t e) {
+    for (uint64_t i = b; i < e; ++i) pgPointsGenerate(static_cast<pg_i32>(distribution), seed, i, xyz + 3 * i);
+  });
+}
+
+}  // namespace procgen::octree_impl
