@@ -35,3 +35,27 @@ endfunction()
 
 procgen_optional_package(PROCGEN_HAVE_TBB "${PROCGEN_WITH_TBB}" TBB CONFIG)
 procgen_optional_package(PROCGEN_HAVE_OPENCL "${PROCGEN_WITH_OPENCL}" OpenCL)
+
+# OpenVDB (.vdb output), optional. Found by hand: Debian's FindOpenVDB.cmake also
+# demands Boost.Iostreams, Blosc and more that linking its shared library does
+# not need. Its headers need Boost's and Imath's; the library needs oneTBB.
+set(PROCGEN_HAVE_OPENVDB OFF)
+if(NOT PROCGEN_WITH_OPENVDB STREQUAL "OFF")
+  find_path(PROCGEN_OPENVDB_INCLUDE_DIR openvdb/openvdb.h)
+  find_library(PROCGEN_OPENVDB_LIBRARY openvdb)
+  find_path(PROCGEN_BOOST_INCLUDE_DIR boost/numeric/conversion/conversion_traits.hpp)
+  find_package(Imath CONFIG QUIET)
+  if(PROCGEN_OPENVDB_INCLUDE_DIR AND PROCGEN_OPENVDB_LIBRARY AND PROCGEN_BOOST_INCLUDE_DIR AND Imath_FOUND
+     AND PROCGEN_HAVE_TBB)
+    add_library(OpenVDB::openvdb INTERFACE IMPORTED)
+    target_include_directories(OpenVDB::openvdb INTERFACE ${PROCGEN_OPENVDB_INCLUDE_DIR} ${PROCGEN_BOOST_INCLUDE_DIR})
+    target_link_libraries(OpenVDB::openvdb INTERFACE ${PROCGEN_OPENVDB_LIBRARY} Imath::Imath TBB::tbb)
+    set(PROCGEN_HAVE_OPENVDB ON)
+    message(STATUS "procgen: OpenVDB found, PROCGEN_HAVE_OPENVDB ON (.vdb output)")
+  elseif(PROCGEN_WITH_OPENVDB STREQUAL "ON")
+    message(FATAL_ERROR "procgen: OpenVDB requested but not found (needs libopenvdb-dev, libboost-dev and the cpu "
+                        "backend's oneTBB; run scripts/install-deps.sh)")
+  else()
+    message(STATUS "procgen: OpenVDB not found, .vdb output switched off (run scripts/install-deps.sh)")
+  endif()
+endif()

@@ -2,7 +2,7 @@
 # Builds the parser fuzzers with clang + ASan/UBSan and runs them.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]   (defaults 600, lsystem)
 # TARGET: one of the libFuzzer targets tests/fuzz/fuzz_TARGET.cpp, or all (every
-# tests/fuzz/fuzz_*.cpp in turn, SECONDS apiece; CI runs `fuzz.sh 60 all`):
+# tests/fuzz/fuzz_*.cpp in turn, SECONDS apiece; CI runs `fuzz.sh 30 all`):
 #   lsystem        the .l language front end (src/lsystem/parser.cpp)
 #   lsystem_scene  the L-system .scene reader (src/lsystem/scene_file.cpp)
 #   boxtree        the treebox .boxtree format (src/treebox/box_tree_format.cpp)
@@ -29,9 +29,11 @@ else
   echo "fuzz.sh: unknown target '$target' (one of: ${targets[*]} all)" >&2
   exit 1
 fi
+# -g1: line tables only. Sanitizer reports keep file:line; full -g only makes the build slower.
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPROCGEN_BUILD_FUZZ=ON -DPROCGEN_SANITIZE=address,undefined \
-  -DPROCGEN_BUILD_TESTS=OFF -DPROCGEN_BUILD_BENCH=OFF >/dev/null
+  -DPROCGEN_BUILD_TESTS=OFF -DPROCGEN_BUILD_BENCH=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build "$build" -j2 --target "${run[@]/#/fuzz_}"
 mkdir -p "$build/artifacts"
 for t in "${run[@]}"; do

@@ -19,6 +19,7 @@ packages=(
   # tests, benchmarks, fuzzing
   libgtest-dev libgmock-dev libbenchmark-dev
   libnoise-dev               # optional: the noise benchmark's peer column (benchmark only)
+  libopenvdb-dev libboost-dev  # optional: .vdb volume output (the build switches it off when missing)
   clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
 )
 

@@ -12,8 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 filter=${1:-'MatchParens*:TreeBBox*:BranchBounds*:BracketPartners*:CpuStages*:SceneTest*:Backends/Parity.*/cpu*:Backends/Primitives.*/cpu*'}
 build=${PROCGEN_TSAN_BUILD:-build-tsan}
+# -g1: line tables only. Sanitizer reports keep file:line; full -g only makes the build slower.
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROCGEN_SANITIZE=thread \
-  -DPROCGEN_BUILD_BENCH=OFF >/dev/null
+  -DPROCGEN_BUILD_BENCH=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target procgen_tests
 suppressions="$PWD/$build/tsan.supp"
 cat tests/*/tsan.supp > "$suppressions"

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "procgen/output.hpp"
@@ -70,5 +71,37 @@ void writeVolume(const VolumeView& volume, const std::filesystem::path& path,
 /// output up front (clash checks).
 std::vector<std::filesystem::path> volumeFiles(const std::filesystem::path& path,
                                                const VolumeWriteOptions& options = {});
+
+// ---------------------------------------------------------------------------
+// OpenVDB (.vdb), when the build found Debian's libopenvdb-dev (optional,
+// reported by CMake like TBB): the format Houdini, Blender, Maya, EmberGen
+// and every renderer with volumes read.
+// ---------------------------------------------------------------------------
+
+/// True when this build can write .vdb files.
+bool volumeVdbAvailable();
+
+struct VdbWriteOptions {
+  /// The grid's name. "density" is what Blender's and Houdini's volume
+  /// shaders read by default.
+  std::string grid_name = "density";
+  /// String metadata stored on the grid (e.g. {"procgen_noise", "perlin"}).
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+/// One float grid in a .vdb stream: voxel (x, y, z) holds
+/// values[x + dims[0]·(y + dims[1]·z)] and sits at origin + (x, y, z) ⊙
+/// spacing in world units (the voxel-to-world transform is that scale and
+/// translation, so voxel centres match the raw sidecar's sample positions).
+/// Background 0; every voxel whose value differs from 0 is active (tolerance
+/// 0), so reading the file back gives every value bit for bit. Blosc-compressed
+/// as OpenVDB writes by default. Throws Error (kUsage) for a bad view or when
+/// the build has no OpenVDB, OutputError when the sink fails. Time and extra
+/// memory linear in the voxel count (the sparse tree is built, then streamed).
+void writeVolumeVdb(const VolumeView& volume, ByteSink& sink, const VdbWriteOptions& options = {});
+
+/// The same, to a file, atomically (procgen/output.hpp).
+void writeVolumeVdb(const VolumeView& volume, const std::filesystem::path& path,
+                    const VdbWriteOptions& options = {});
 
 }  // namespace procgen

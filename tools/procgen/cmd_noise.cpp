@@ -107,6 +107,18 @@ void writeRaw(const std::string& path, const NoiseJob& job, std::span<const floa
   if (job.params.dims <= 3) writeOutput(withExtension(path, ".nhdr").string(), volumeNrrdHeader(view, raw_name));
 }
 
+/// The field as one OpenVDB float grid named "density" (a 2D field is one
+/// voxel thick), with the noise parameters as grid metadata.
+void writeVdb(const std::string& path, const NoiseJob& job, std::span<const float> values, const NoiseRange& range) {
+  const auto& s = job.grid.size;
+  const VolumeView view{values.data(), {s[0], s[1], s[2]}, {job.grid.step, job.grid.step, job.grid.step},
+                        {job.grid.origin[0], job.grid.origin[1], job.grid.origin[2]}};
+  VdbWriteOptions options;
+  options.metadata.emplace_back("procgen_noise", noiseJson(job, range).dump());
+  std::unique_ptr<ByteSink> sink = openOutput(path);
+  writeVolumeVdb(view, *sink, options);
+}
+
 void writeImage(const std::string& path, const NoiseJob& job, std::span<const float> values, const NoiseRange& range) {
   const int w = int(job.grid.size[0]), h = int(job.grid.size[1]);
   // The actual min..max of the field maps to black..white (or the map's ends).
@@ -167,7 +179,7 @@ void runNoise(const NoiseArgs& args, const ExecutionOptions& execution_options) 
         else writeMesh(mesh, out.path, job.write);
         break;
       case NoiseOutput::Kind::kMesh: writeMesh(mesh, out.path, job.write); break;
-      case NoiseOutput::Kind::kVdb: break;  // refused by resolveNoiseArgs
+      case NoiseOutput::Kind::kVdb: writeVdb(out.path, job, field, range); break;
     }
   }
 

@@ -7,6 +7,7 @@
 #include "output_options.hpp"
 #include "procgen/budget.hpp"
 #include "procgen/error.hpp"
+#include "procgen/volume.hpp"
 
 namespace procgen::cli {
 namespace {
@@ -234,7 +235,9 @@ NoiseJob resolveNoiseArgs(const NoiseArgs& a) {
       out.kind = NoiseOutput::Kind::kRaw;
     } else if (ext == ".vdb") {
       out.kind = NoiseOutput::Kind::kVdb;
-      usage("cannot write '" + path + "': this build has no OpenVDB (.vdb); write .raw and its .json sidecar instead");
+      if (!volumeVdbAvailable())
+        usage("cannot write '" + path + "': this build has no OpenVDB (.vdb); write .raw and its .json sidecar instead");
+      if (p.dims == 4) usage("cannot write '" + path + "': a 4D field has no .vdb; use .raw");
     } else if (ext == ".png") {
       out.kind = NoiseOutput::Kind::kImage;
       if (p.dims == 4) usage("cannot write '" + path + "': a 4D field has no picture; use .raw");
@@ -249,7 +252,7 @@ NoiseJob resolveNoiseArgs(const NoiseArgs& a) {
       if (p.dims == 2 && (job.grid.size[0] < 2 || job.grid.size[1] < 2))
         usage("cannot write '" + path + "': a terrain mesh needs at least 2x2 samples");
     } else {
-      usage("unsupported output '" + path + "': use .png, .raw, .obj, .ply, .glb or .gltf");
+      usage("unsupported output '" + path + "': use .png, .raw, .vdb, .obj, .ply, .glb or .gltf");
     }
     job.outputs.push_back(out);
   }

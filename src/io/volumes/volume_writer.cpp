@@ -8,14 +8,14 @@
 #include <sstream>
 
 #include "io/output_file.hpp"
+#include "io/volumes/volume_check.hpp"
 #include "procgen/error.hpp"
 #include "procgen/volume.hpp"
 
 namespace procgen {
-namespace {
+namespace detail {
 
-// Validates the view; returns the number of values.
-uint64_t checkedCount(const VolumeView& v) {
+uint64_t checkedVolumeCount(const VolumeView& v) {
   auto bad = [](const std::string& why) { throw Error("volume: " + why, ExitCode::kUsage); };
   if (!v.values) bad("no values");
   uint64_t count = 1;
@@ -29,11 +29,11 @@ uint64_t checkedCount(const VolumeView& v) {
   return count;
 }
 
-}  // namespace
+}  // namespace detail
 
 void writeVolumeRaw(const VolumeView& volume, ByteSink& sink) {
   static_assert(std::endian::native == std::endian::little, "raw volumes are written little-endian");
-  const uint64_t count = checkedCount(volume);
+  const uint64_t count = detail::checkedVolumeCount(volume);
   io::OutputStream out(sink);
   // In slices of at most 64 Mi values, so a size_t byte count never overflows on 32-bit hosts.
   constexpr uint64_t kChunk = uint64_t{1} << 26;
@@ -47,7 +47,7 @@ std::vector<uint8_t> encodeVolumeRaw(const VolumeView& volume) {
 }
 
 std::string volumeJson(const VolumeView& volume, std::string_view raw_file_name) {
-  const uint64_t count = checkedCount(volume);
+  const uint64_t count = detail::checkedVolumeCount(volume);
   float lo = INFINITY, hi = -INFINITY;
   uint64_t non_finite = 0;
   for (uint64_t i = 0; i < count; ++i) {
@@ -77,7 +77,7 @@ std::string volumeJson(const VolumeView& volume, std::string_view raw_file_name)
 }
 
 std::string volumeNrrdHeader(const VolumeView& volume, std::string_view raw_file_name) {
-  (void)checkedCount(volume);
+  (void)detail::checkedVolumeCount(volume);
   std::ostringstream h;
   h.imbue(std::locale::classic());
   h.precision(17);
@@ -108,7 +108,7 @@ std::vector<std::filesystem::path> volumeFiles(const std::filesystem::path& path
 
 void writeVolume(const VolumeView& volume, const std::filesystem::path& path,
                  const VolumeWriteOptions& options) {
-  (void)checkedCount(volume);  // a bad view fails before any file is created
+  (void)detail::checkedVolumeCount(volume);  // a bad view fails before any file is created
   const std::vector<std::filesystem::path> files = volumeFiles(path, options);
   const std::string raw_name = files[0].filename().string();
   auto text = [](const std::string& s) {
