@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/reference_lsystem.hpp"
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
 
@@ -377,25 +378,6 @@ bool refMatches(const RefProduction& p, const std::string& s, long i, const std:
   return true;
 }
 
-/// '%' and the rest of its branch removed, up to the ']' closing it (kept).
-std::string refCut(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out += s[i];
-      continue;
-    }
-    int depth = 0;
-    size_t j = i + 1;
-    for (; j < s.size(); ++j) {
-      if (s[j] == '[') ++depth;
-      if (s[j] == ']' && depth-- == 0) break;
-    }
-    i = j - 1;  // the loop's ++i lands on the closing ']' (or the end)
-  }
-  return out;
-}
-
 /// One parallel rewriting step, then cutting. `context_hits` counts the
 /// modules rewritten by a production with a context.
 std::string refStep(const RefGrammar& g, const std::string& s, uint64_t* context_hits = nullptr) {
@@ -411,7 +393,7 @@ std::string refStep(const RefGrammar& g, const std::string& s, uint64_t* context
     else out += s[static_cast<size_t>(i)];
     if (hit && context_hits && !(hit->left.empty() && hit->right.empty())) ++*context_hits;
   }
-  return refCut(out);
+  return procgen::test::cutReference(out);
 }
 
 /// A random word over `letters` with balanced brackets, up to `max_len` characters.
@@ -494,9 +476,9 @@ TEST(DeriveReference, ReferenceHelpersAreTextbook) {
   EXPECT_EQ(leftNeighbour("[B]A", 3, none), -1);
   EXPECT_EQ(rightNeighbour("A[C]B", 0, none), 4);
   EXPECT_EQ(rightNeighbour("[A]B", 1, none), -1);
-  EXPECT_EQ(refCut("A[B%C]D"), "A[B]D");
-  EXPECT_EQ(refCut("AB%C[D]E"), "AB");
-  EXPECT_EQ(refCut("A[B[C%D]E%F]G"), "A[B[C]E]G");
+  EXPECT_EQ(procgen::test::cutReference("A[B%C]D"), "A[B]D");
+  EXPECT_EQ(procgen::test::cutReference("AB%C[D]E"), "AB");
+  EXPECT_EQ(procgen::test::cutReference("A[B[C%D]E%F]G"), "A[B[C]E]G");
   RefGrammar g;
   g.productions = {{"b", 'a', "", "b"}, {"", 'b', "", "a"}};
   EXPECT_EQ(refStep(g, "baaa"), "abaa");  // ABOP p. 30
