@@ -5,6 +5,8 @@
 // malformed bytes and over-budget sizes are refused with the input's name.
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -114,6 +116,18 @@ TEST(DecodePng, SizeIsCheckedAgainstTheBudgetBeforeAllocating) {
   const std::vector<uint8_t> png = encodePng(ImageView{rgb.data(), 64, 64, 3, 8, 0});
   EXPECT_THROW(decodePng(png.data(), png.size(), "big.png", 1000), ResourceError);
   EXPECT_EQ(decodePng(png.data(), png.size(), "big.png", 1 << 20).pixels, rgb);
+  // A 70-byte file claiming 50000 x 50000 pixels (IHDR patched, CRC fixed):
+  // refused from its header, before 7.5 GB are allocated.
+  std::vector<uint8_t> liar = png;
+  for (int at : {16, 20}) liar[size_t(at)] = 0, liar[size_t(at) + 1] = 0, liar[size_t(at) + 2] = 0xc3, liar[size_t(at) + 3] = 0x50;
+  const uLong crc = crc32(0, liar.data() + 12, 17);  // chunk type + 13 data bytes
+  for (int k = 0; k < 4; ++k) liar[size_t(29 + k)] = uint8_t(crc >> (24 - 8 * k));
+  try {
+    decodePng(liar.data(), liar.size(), "liar.png", uint64_t(1) << 30);
+    FAIL() << "accepted";
+  } catch (const ResourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("50000x50000"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

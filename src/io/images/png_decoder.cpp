@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "io/images/libpng_support.hpp"
 #include "procgen/budget.hpp"
 #include "procgen/error.hpp"
 #include "procgen/input.hpp"
@@ -25,14 +26,6 @@ struct ReadContext {
   size_t size = 0, at = 0;
   char message[256] = "libpng error";
 };
-
-void pngError(png_structp png, png_const_charp message) {
-  auto* context = static_cast<ReadContext*>(png_get_error_ptr(png));
-  std::snprintf(context->message, sizeof context->message, "%s", message);
-  png_longjmp(png, 1);
-}
-
-void pngWarning(png_structp, png_const_charp) {}
 
 void pngRead(png_structp png, png_bytep out, png_size_t n) {
   auto* context = static_cast<ReadContext*>(png_get_io_ptr(png));
@@ -56,7 +49,8 @@ struct Header {
 
 // Reads the header and sets the conversions to 8-bit RGB(A). No destructors here.
 bool readHeader(ReadGuard& g, ReadContext& context, Header& h) {
-  g.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, pngError, pngWarning);
+  g.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, io::pngErrorToContext<ReadContext>,
+                                 io::pngIgnoreWarning);
   if (!g.png) return false;
   g.info = png_create_info_struct(g.png);
   if (!g.info || setjmp(png_jmpbuf(g.png))) return false;

@@ -2,8 +2,8 @@
 // PNG — bit depth 1, 2, 4 or 8 by the number of entries, with a tRNS chunk of
 // the entries' alphas when the image has alpha — when at most 256 entries
 // suffice, else 8-bit RGB(A) through encodePng. As in png_encoder.cpp, the
-// function that calls libpng holds no C++ objects with destructors (libpng
-// reports errors by longjmp) and sink failures are kept and rethrown.
+// function that calls libpng holds no C++ objects with destructors and sink
+// failures are kept and rethrown (libpng_support.hpp).
 #include <png.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <exception>
 #include <string>
 
+#include "io/images/libpng_support.hpp"
 #include "io/output_file.hpp"
 #include "procgen/error.hpp"
 #include "procgen/quantize.hpp"
@@ -19,32 +20,7 @@
 namespace procgen {
 namespace {
 
-struct PaletteContext {
-  io::OutputStream* out = nullptr;
-  std::exception_ptr sink_error;
-  char message[256] = "libpng error";
-};
-
-void pngError(png_structp png, png_const_charp message) {
-  auto* context = static_cast<PaletteContext*>(png_get_error_ptr(png));
-  std::snprintf(context->message, sizeof context->message, "%s", message);
-  png_longjmp(png, 1);
-}
-
-void pngWarning(png_structp, png_const_charp) {}
-
-void pngWrite(png_structp png, png_bytep data, png_size_t size) {
-  auto* context = static_cast<PaletteContext*>(png_get_io_ptr(png));
-  try {
-    context->out->write(data, size);
-    return;
-  } catch (...) {
-    context->sink_error = std::current_exception();
-  }
-  png_error(png, "output failed");
-}
-
-void pngFlush(png_structp) {}
+using PaletteContext = io::PngWriteContext;
 
 struct PaletteImage {
   const uint8_t* entries = nullptr;  // one byte per pixel, row-major
@@ -57,7 +33,8 @@ struct PaletteImage {
 
 // No destructors here: libpng may longjmp out of any call.
 bool encodePalette(const PaletteImage& image, const PngOptions& options, PaletteContext& context) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, pngError, pngWarning);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, io::pngErrorToContext<PaletteContext>,
+                                            io::pngIgnoreWarning);
   if (!png) return false;
   png_infop info = png_create_info_struct(png);
   if (!info || setjmp(png_jmpbuf(png))) {
@@ -65,7 +42,7 @@ bool encodePalette(const PaletteImage& image, const PngOptions& options, Palette
     return false;
   }
   const int depth = image.count <= 2 ? 1 : image.count <= 4 ? 2 : image.count <= 16 ? 4 : 8;
-  png_set_write_fn(png, &context, pngWrite, pngFlush);
+  png_set_write_fn(png, &context, io::pngWriteToContext, io::pngNoFlush);
   png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
   png_set_compression_level(png, options.compression_level);
   png_set_IHDR(png, info, png_uint_32(image.width), png_uint_32(image.height), depth, PNG_COLOR_TYPE_PALETTE,
