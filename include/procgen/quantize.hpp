@@ -36,7 +36,8 @@ struct QuantizeOptions {
   uint32_t colors = 256;
   /// Floyd–Steinberg error diffusion (weights 7, 3, 5, 1 / 16, left to right,
   /// top to bottom; the nearest palette colour by squared RGB distance, ties
-  /// by smaller index). Off: each pixel takes its leaf's colour.
+  /// by smaller index; a scan up to 64 colours, octreeKnn over more). Off:
+  /// each pixel takes its leaf's colour.
   bool dither = false;
   /// Bytes the call may allocate (budget.hpp; 0 = half the physical memory).
   uint64_t memory_budget = 0;
@@ -60,8 +61,8 @@ struct QuantizedImage {
 /// view that is not 8-bit RGB/RGBA or colors outside 1..2^24, ResourceError
 /// before allocating beyond the budget (about 16 bytes per pixel). The sort
 /// runs on `execution`'s backend; the result is the same on every backend
-/// and thread count. Complexity: O(pixels) besides the sort, plus
-/// O(pixels · K) for dithering.
+/// and thread count. Complexity: O(pixels) besides the sort, plus a nearest
+/// search (O(min(K, 64)) or an octree query) per distinct dithered value.
 QuantizedImage quantizeOctree(const ImageView& image, const QuantizeOptions& options, const Execution& execution);
 
 /// The quantized image as 8-bit RGB (RGBA when it has alpha) pixels, packed.

@@ -19,7 +19,8 @@
 //  4. palette = each leaf's mean colour (rounded half up), leaves in Morton
 //     order; each pixel takes its leaf (or, dithering, the nearest palette
 //     colour of its error-diffused value: Floyd and Steinberg, "An adaptive
-//     algorithm for spatial greyscale", Proc. SID 17 (1976)).
+//     algorithm for spatial greyscale", Proc. SID 17 (1976); over more than 64
+//     colours the nearest is an octreeKnn query on the palette).
 // Why not buildOctree: its root cube is the colours' bounding box and its
 // leaves split by point count, so its cells do not fall on the RGB bit
 // boundaries the method needs; the sorted keys are the colour octree already
@@ -33,6 +34,7 @@
 #include <unordered_map>
 
 #include "octree/keys.h"
+#include "procgen/octree.hpp"
 #include "primitives/primitives.hpp"
 #include "procgen/budget.hpp"
 #include "procgen/error.hpp"
@@ -59,23 +61,50 @@ size_t checkedStride(const ImageView& v) {
 
 uint32_t colorKey(const uint8_t* p) { return uint32_t(pgOctreeEncode(p[0], p[1], p[2])); }
 
-/// Nearest palette entry by squared RGB distance, ties by smaller index.
-uint32_t nearest(const std::vector<uint8_t>& palette, int r, int g, int b) {
-  uint32_t best = 0;
-  int best_d = INT32_MAX;
-  for (uint32_t k = 0; k < palette.size() / 3; ++k) {
-    const int dr = r - palette[3 * k], dg = g - palette[3 * k + 1], db = b - palette[3 * k + 2];
-    const int d = dr * dr + dg * dg + db * db;
-    if (d < best_d) best_d = d, best = k;
+/// Nearest palette entry by squared RGB distance, ties by smaller index: a
+/// scan of small palettes, procgen's octree kNN (k = 1, the same distance and
+/// tie rule, exact on these integers) over large ones, so that dithering to
+/// thousands of colours stays O(log K) per distinct value instead of O(K).
+class NearestColour {
+ public:
+  explicit NearestColour(const std::vector<uint8_t>& palette) : palette_(palette) {
+    if (palette.size() / 3 <= kScanColours) return;
+    xyz_.assign(palette.begin(), palette.end());
+    OctreeOptions o;
+    o.leaf_size = 8;
+    o.sorted_points = true;
+    tree_ = buildOctree(OctreePoints::of(xyz_), o, Execution{});
   }
-  return best;
-}
+  uint32_t operator()(int r, int g, int b) const {
+    if (xyz_.empty()) {
+      uint32_t best = 0;
+      int best_d = INT32_MAX;
+      for (uint32_t k = 0; k < palette_.size() / 3; ++k) {
+        const int dr = r - palette_[3 * k], dg = g - palette_[3 * k + 1], db = b - palette_[3 * k + 2];
+        const int d = dr * dr + dg * dg + db * db;
+        if (d < best_d) best_d = d, best = k;
+      }
+      return best;
+    }
+    const double q[3] = {double(r), double(g), double(b)};
+    uint32_t best = 0;
+    octreeKnn(tree_, OctreePoints::of(xyz_), q, 1, 1, &best, nullptr, Execution{});
+    return best;
+  }
+
+ private:
+  static constexpr size_t kScanColours = 64;
+  const std::vector<uint8_t>& palette_;
+  std::vector<double> xyz_;
+  Octree tree_;
+};
 
 /// Floyd–Steinberg over the whole image in raster order; errors in 1/16 units.
 void dither(const ImageView& v, size_t stride, QuantizedImage& q) {
   const size_t w = size_t(v.width);
   std::vector<int32_t> cur(3 * (w + 2), 0), next(3 * (w + 2), 0);
   std::unordered_map<uint32_t, uint32_t> cache;
+  const NearestColour nearest(q.palette);
   const auto* base = static_cast<const uint8_t*>(v.pixels);
   for (size_t y = 0; y < size_t(v.height); ++y) {
     const uint8_t* row = base + y * stride;
@@ -85,7 +114,7 @@ void dither(const ImageView& v, size_t stride, QuantizedImage& q) {
         value[c] = std::clamp(int(row[x * size_t(v.channels) + c]) + ((cur[3 * (x + 1) + c] + 8) >> 4), 0, 255);
       const uint32_t key = uint32_t(value[0]) << 16 | uint32_t(value[1]) << 8 | uint32_t(value[2]);
       auto [it, fresh] = cache.try_emplace(key, 0);
-      if (fresh) it->second = nearest(q.palette, value[0], value[1], value[2]);
+      if (fresh) it->second = nearest(value[0], value[1], value[2]);
       const uint32_t k = it->second;
       q.indices[y * w + x] = k;
       for (int c = 0; c < 3; ++c) {

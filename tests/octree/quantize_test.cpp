@@ -190,6 +190,51 @@ TEST(QuantizeOctree, DitherKeepsThePaletteAndLocalMeans) {
   EXPECT_LT(blockError(dithered), blockError(plain));
 }
 
+/// Floyd–Steinberg as quantize.hpp states it, written plainly: errors in
+/// sixteenths, value = clamp(input + ⌊(error + 8)/16⌋), nearest entry by a
+/// scan (ties: smaller index), 7/3/5/1 to the right, below-left, below, below-right.
+std::vector<uint32_t> refDither(const Picture& p, const std::vector<uint8_t>& palette) {
+  const int w = p.width, h = p.height;
+  std::vector<int64_t> err(size_t(w) * h * 3, 0);
+  std::vector<uint32_t> out(size_t(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const size_t i = size_t(y) * w + x;
+      int64_t v[3];
+      for (int a = 0; a < 3; ++a)
+        v[a] = std::clamp<int64_t>(p.pixels[i * p.channels + a] + int64_t(std::floor((err[3 * i + a] + 8) / 16.0)), 0, 255);
+      uint32_t best = 0;
+      int64_t best_d = INT64_MAX;
+      for (uint32_t k = 0; k < palette.size() / 3; ++k) {
+        int64_t d = 0;
+        for (int a = 0; a < 3; ++a) d += (v[a] - palette[3 * k + a]) * (v[a] - palette[3 * k + a]);
+        if (d < best_d) best_d = d, best = k;
+      }
+      out[i] = best;
+      const int dx[4] = {1, -1, 0, 1}, dy[4] = {0, 1, 1, 1}, weight[4] = {7, 3, 5, 1};
+      for (int t = 0; t < 4; ++t) {
+        const int nx = x + dx[t], ny = y + dy[t];
+        if (nx < 0 || nx >= w || ny >= h) continue;
+        for (int a = 0; a < 3; ++a) err[3 * (size_t(ny) * w + nx) + a] += weight[t] * (v[a] - palette[3 * best + a]);
+      }
+    }
+  return out;
+}
+
+// Small palettes are scanned, large ones searched with octreeKnn: both must
+// pick what the plain scan picks.
+TEST(QuantizeOctree, DitherMatchesAPlainFloydSteinberg) {
+  const Picture p = noisePicture(64, 48, 3, 21);
+  for (uint32_t k : {2u, 6u, 64u, 300u, 1000u}) {
+    SCOPED_TRACE(k);
+    const QuantizedImage q = quantize(p, k, true);
+    if (k >= 300) {
+      EXPECT_GT(q.colors(), 64u);  // the octreeKnn path
+    }
+    EXPECT_EQ(q.indices, refDither(p, q.palette));
+  }
+}
+
 TEST(QuantizeOctree, SameOnEveryBackendAndPixelOrder) {
   const Picture p = noisePicture(97, 41, 4, 3);
   const QuantizedImage want = quantize(p, 50);
