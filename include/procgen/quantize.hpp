@@ -59,7 +59,8 @@ struct QuantizedImage {
 /// options.colors colours. An image with at most K distinct colours comes
 /// back unchanged (every colour is its own leaf). Throws Error(kUsage) for a
 /// view that is not 8-bit RGB/RGBA or colors outside 1..2^24, ResourceError
-/// before allocating beyond the budget (about 16 bytes per pixel). The sort
+/// before allocating beyond the budget (37 bytes per pixel, the most an
+/// image of all-distinct colours needs). The sort
 /// runs on `execution`'s backend; the result is the same on every backend
 /// and thread count. Complexity: O(pixels) besides the sort, plus a nearest
 /// search (O(min(K, 64)) or an octree query) per distinct dithered value.

@@ -138,8 +138,10 @@ QuantizedImage quantizeOctree(const ImageView& image, const QuantizeOptions& opt
     throw Error("colors must be in 1..16777216, got " + std::to_string(options.colors), ExitCode::kUsage);
   const uint64_t w = uint64_t(image.width), n = w * uint64_t(image.height);
   if (n > kMaxColors * 256ull - 1) throw Error("cannot quantize more than 2^32 - 1 pixels");
-  // keys, values, sort scratch (keys + values), indices, alpha.
-  requireMemory("colour quantization", checkedMul(n, 21).value_or(UINT64_MAX), options.memory_budget);
+  // Per pixel: key, value, the sort's scratch (key + value), index, alpha
+  // (21 bytes); per distinct colour (at most one per pixel): key, run start,
+  // leaf and cell (16 bytes).
+  requireMemory("colour quantization", checkedMul(n, 37).value_or(UINT64_MAX), options.memory_budget);
   const auto* base = static_cast<const uint8_t*>(image.pixels);
   const int ch = image.channels;
 
@@ -164,19 +166,17 @@ QuantizedImage quantizeOctree(const ImageView& image, const QuantizeOptions& opt
     primitives::radixSort(execution, keys.data(), values.data(), n, scratch);
   }
   std::vector<uint32_t> unique_key;     // distinct colours, Morton order
-  std::vector<uint64_t> unique_count;   // pixels of each
-  std::vector<uint64_t> run_begin;      // first sorted position of each
+  std::vector<uint32_t> run_begin;      // first sorted position of each (n < 2^32)
   for (uint64_t j = 0; j < n; ++j) {
     if (j == 0 || keys[j] != keys[j - 1]) {
       unique_key.push_back(keys[j]);
-      unique_count.push_back(0);
-      run_begin.push_back(j);
+      run_begin.push_back(uint32_t(j));
     }
-    ++unique_count.back();
   }
   const uint64_t unique = unique_key.size();
   q.unique_input_colors = unique;
-  run_begin.push_back(n);
+  run_begin.push_back(uint32_t(n));
+  auto pixelsOf = [&](uint64_t u) { return uint64_t(run_begin[u + 1] - run_begin[u]); };
 
   // 3. The leaf of every distinct colour.
   std::vector<uint32_t> leaf_of(unique);
@@ -210,7 +210,7 @@ QuantizedImage quantizeOctree(const ImageView& image, const QuantizeOptions& opt
       const bool new_child = u == 0 || (unique_key[u] >> child_shift) != (unique_key[u - 1] >> child_shift);
       cells.back().children += new_child;
       leaf_count += new_child;
-      cells.back().pixels += unique_count[u];
+      cells.back().pixels += pixelsOf(u);
       cell_of[u] = uint32_t(cells.size() - 1);
     }
     std::vector<uint32_t> candidates;
@@ -239,8 +239,8 @@ QuantizedImage quantizeOctree(const ImageView& image, const QuantizeOptions& opt
   for (uint64_t u = 0; u < unique; ++u) {
     const uint32_t key = unique_key[u], l = leaf_of[u];
     const uint32_t rgb[3] = {pgOctreeCompact(key), pgOctreeCompact(uint64_t(key) >> 1), pgOctreeCompact(uint64_t(key) >> 2)};
-    for (int c = 0; c < 3; ++c) sum[3 * l + c] += unique_count[u] * rgb[c];
-    count[l] += unique_count[u];
+    for (int c = 0; c < 3; ++c) sum[3 * l + c] += pixelsOf(u) * rgb[c];
+    count[l] += pixelsOf(u);
   }
   q.palette.resize(3 * uint64_t(leaves));
   for (uint32_t l = 0; l < leaves; ++l)
