@@ -13,12 +13,13 @@
 // With ε = 0 a pair of coincident points (r = 0) contributes nothing (the force
 // is undefined); give ε > 0 for point sets with duplicates.
 //
-// Determinism: every point's sum is computed by one thread in a fixed order
-// (the tree walk, children in digit order; for the direct sum, increasing
-// index), and the monopoles bottom-up in a fixed order, so the results are
-// identical bit for bit on serial and cpu at any thread count and chunk size.
-// Backend::kOpenCL is not implemented and throws BackendUnavailableError
-// naming the function.
+// Determinism: every point's sum is computed by one thread (one work-item) in
+// a fixed order (the tree walk, children in digit order; for the direct sum,
+// increasing index), and the monopoles bottom-up in a fixed order on the host,
+// so the results are identical bit for bit on serial, cpu at any thread count
+// and chunk size, and opencl (double + − × ÷ and sqrt are correctly rounded
+// in OpenCL C; contraction into fma is turned off). The opencl backend needs
+// a device with cl_khr_fp64 (else OpenCLError with the build log).
 #pragma once
 
 #include <cstdint>

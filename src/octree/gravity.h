@@ -15,6 +15,10 @@
 
 #ifdef __OPENCL_C_VERSION__
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* OpenCL C may contract a*b + c into fma by default; the host (x86-64 without
+ * -mfma) never does: off, so the opencl twin computes the same bits on
+ * devices that would contract (PoCL here matches with or without it). */
+#pragma OPENCL FP_CONTRACT OFF
 #endif
 
 /* Running sums of one target: acceleration and potential, G not applied. */

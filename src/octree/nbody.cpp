@@ -19,13 +19,10 @@
 namespace procgen {
 namespace {
 
-template <typename S, typename C>
-decltype(auto) run(const Execution& e, const char* what, S&& serial, C&& cpu) {
+template <typename S, typename C, typename O>
+decltype(auto) run(const Execution& e, const char* what, S&& serial, C&& cpu, O&& opencl) {
   return detail::dispatch(
-      e, what, std::forward<S>(serial), [&] { return cpu(e.threads); },
-      [&]() -> decltype(serial()) {
-        throw BackendUnavailableError(std::string(what) + ": backend 'opencl' is not implemented for Barnes-Hut yet");
-      });
+      e, what, std::forward<S>(serial), [&] { return cpu(e.threads); }, [&] { return opencl(e.device); });
 }
 
 void checkOptions(const NbodyOptions& o, const char* what) {
@@ -74,9 +71,13 @@ NbodyResult octreeBarnesHut(const Octree& tree, const OctreePoints& points, cons
         return nbody_impl::serial::barnesHut(tree, points, mass_of, options, r.acceleration.data(),
                                              r.potential.data());
       },
-      [&](int threads) {
+      [&](auto threads) {
         return nbody_impl::cpu::barnesHut(threads, tree, points, mass_of, options, r.acceleration.data(),
                                           r.potential.data());
+      },
+      [&](auto device) {
+        return nbody_impl::opencl::barnesHut(device, tree, points, mass_of, options, r.acceleration.data(),
+                                             r.potential.data());
       });
   return r;
 }
@@ -95,9 +96,13 @@ NbodyResult directSumAt(const OctreePoints& points, const double* masses, const 
         return nbody_impl::serial::directSum(points, mass_of, targets, count, options, r.acceleration.data(),
                                              r.potential.data());
       },
-      [&](int threads) {
+      [&](auto threads) {
         return nbody_impl::cpu::directSum(threads, points, mass_of, targets, count, options, r.acceleration.data(),
                                           r.potential.data());
+      },
+      [&](auto device) {
+        return nbody_impl::opencl::directSum(device, points, mass_of, targets, count, options, r.acceleration.data(),
+                                             r.potential.data());
       });
   return r;
 }

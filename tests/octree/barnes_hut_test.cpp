@@ -1,7 +1,7 @@
 // Barnes–Hut (procgen/nbody.hpp) against references that do not share its
 // walk: forces derived by hand (two bodies; a symmetric cube whose centre
 // feels no force), the direct O(n²) sum with a rounding bound derived below,
-// the error's fall as θ falls, and serial ≡ cpu bit for bit.
+// the error's fall as θ falls, and serial ≡ cpu ≡ opencl bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -207,15 +207,8 @@ TEST_P(BarnesHutParity, EqualsSerialBitForBit) {
   sorted.leaf_size = 4;
   const Octree trees[] = {bucketed(xyz, 8), topDownData(xyz, 8), buildOctree(pts, sorted, Execution{})};
   const NbodyOptions o = withTheta(0.6, 0.01);
-  if (variant().backend == Backend::kOpenCL) {
-    try {
-      octreeBarnesHut(trees[0], pts, m.data(), o, execution());
-      FAIL() << "opencl Barnes-Hut is not implemented; expected BackendUnavailableError";
-    } catch (const BackendUnavailableError& e) {
-      EXPECT_NE(std::string(e.what()).find("octreeBarnesHut"), std::string::npos) << e.what();
-    }
-    return;
-  }
+  // opencl too: the same walk and pair term, double + − × ÷ and sqrt
+  // correctly rounded, contraction off (gravity.h) — the same bits.
   test::CpuChunkScope chunks(variant().threads > 1 ? 7 : 0);
   for (const Octree& tree : trees) {
     const NbodyResult want = octreeBarnesHut(tree, pts, m.data(), o, Execution{});

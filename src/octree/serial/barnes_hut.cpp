@@ -15,6 +15,11 @@ struct SerialPar {
 
 }  // namespace
 
+Monopoles monopoles(const Octree& tree, const OctreePoints& points, MassOf mass_of) {
+  SerialPar par;
+  return nbody_impl::monopoles(par, tree, points, mass_of);
+}
+
 uint64_t barnesHut(const Octree& tree, const OctreePoints& points, MassOf mass_of, const NbodyOptions& options,
                    double* acceleration, double* potential) {
   SerialPar par;
