@@ -11,6 +11,7 @@
 #include <exception>
 #include <string>
 
+#include "io/images/libpng_support.hpp"
 #include "io/output_file.hpp"
 #include "procgen/error.hpp"
 #include "procgen/image.hpp"
@@ -18,32 +19,7 @@
 namespace procgen {
 namespace {
 
-struct PngContext {
-  io::OutputStream* out = nullptr;
-  std::exception_ptr sink_error;
-  char message[256] = "libpng error";
-};
-
-void pngError(png_structp png, png_const_charp message) {
-  auto* context = static_cast<PngContext*>(png_get_error_ptr(png));
-  std::snprintf(context->message, sizeof context->message, "%s", message);
-  png_longjmp(png, 1);
-}
-
-void pngWarning(png_structp, png_const_charp) {}
-
-void pngWrite(png_structp png, png_bytep data, png_size_t size) {
-  auto* context = static_cast<PngContext*>(png_get_io_ptr(png));
-  try {
-    context->out->write(data, size);
-    return;
-  } catch (...) {
-    context->sink_error = std::current_exception();
-  }
-  png_error(png, "output failed");
-}
-
-void pngFlush(png_structp) {}
+using PngContext = io::PngWriteContext;
 
 int colorType(int channels) {
   switch (channels) {
@@ -56,14 +32,15 @@ int colorType(int channels) {
 
 // Kept apart from C++ objects with destructors: longjmp must not skip them.
 bool encodeRows(const ImageView& image, size_t stride, const PngOptions& options, PngContext& context) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, pngError, pngWarning);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, io::pngErrorToContext<PngContext>,
+                                            io::pngIgnoreWarning);
   if (!png) return false;
   png_infop info = png_create_info_struct(png);
   if (!info || setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, info ? &info : nullptr);
     return false;
   }
-  png_set_write_fn(png, &context, pngWrite, pngFlush);
+  png_set_write_fn(png, &context, io::pngWriteToContext, io::pngNoFlush);
   png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's default caps rows at 10^6 pixels
   png_set_compression_level(png, options.compression_level);
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
