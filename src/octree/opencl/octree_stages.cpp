@@ -200,6 +200,32 @@ void deviceKeys(OctreeDevice& d, Kernels& k, const Buffer& pts, uint64_t n, cons
 // Bucketed bottom-up (build_impl.hpp buildBucketed; docs/octree.md)
 // ---------------------------------------------------------------------------
 
+/// The node arrays of a tree on the device; `links` is first_child (level
+/// order, 4 bytes per node) or child_count (post-order, 1 byte).
+struct DeviceNodes {
+  DeviceNodes(Context& ctx, uint64_t count, bool level_order)
+      : level_order(level_order),
+        level(deviceBuffer(ctx, "octree levels", count)),
+        prefix(deviceBuffer(ctx, "octree prefixes", count * sizeof(uint64_t))),
+        parent(deviceBuffer(ctx, "octree parents", count * sizeof(uint32_t))),
+        begin(deviceBuffer(ctx, "octree node begins", count * sizeof(uint32_t))),
+        end(deviceBuffer(ctx, "octree node ends", count * sizeof(uint32_t))),
+        links(deviceBuffer(ctx, level_order ? "octree first children" : "octree child counts",
+                           count * (level_order ? sizeof(uint32_t) : 1))) {}
+  void readInto(Octree& t, uint64_t count) const {
+    resizeNodes(t, count, level_order);
+    level.read(t.level.data(), count);
+    prefix.read(t.prefix.data(), count * sizeof(uint64_t));
+    parent.read(t.parent.data(), count * sizeof(uint32_t));
+    begin.read(t.begin.data(), count * sizeof(uint32_t));
+    end.read(t.end.data(), count * sizeof(uint32_t));
+    if (level_order) links.read(t.first_child.data(), count * sizeof(uint32_t));
+    else links.read(t.child_count.data(), count);
+  }
+  bool level_order;
+  Buffer level, prefix, parent, begin, end, links;
+};
+
 void buildBucketed(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& keys, int depth_limit, uint32_t leaf_size,
                    uint64_t budget, uint64_t held) {
   Context& ctx = d.ctx;
@@ -228,41 +254,30 @@ void buildBucketed(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& keys, i
   bases.upload(node_base.data(), node_base.size() * sizeof(uint64_t));
   Buffer ipref = deviceBuffer(ctx, "octree internal cells", internal * sizeof(uint64_t));
   Buffer inode = deviceBuffer(ctx, "octree internal node ids", internal * sizeof(uint32_t));
-  Buffer level = deviceBuffer(ctx, "octree levels", nodes);
-  Buffer prefix = deviceBuffer(ctx, "octree prefixes", nodes * sizeof(uint64_t));
-  Buffer parent = deviceBuffer(ctx, "octree parents", nodes * sizeof(uint32_t));
-  Buffer first_child = deviceBuffer(ctx, "octree first children", nodes * sizeof(uint32_t));
-  Buffer begin = deviceBuffer(ctx, "octree node begins", nodes * sizeof(uint32_t));
-  Buffer end = deviceBuffer(ctx, "octree node ends", nodes * sizeof(uint32_t));
+  DeviceNodes dn(ctx, nodes, true);
   if (internal) {
     k.bucket_write.arg(0, keys).arg(1, cl_ulong{n}).arg(2, cl_ulong{leaf_size}).arg(3, cl_int{depth_limit});
     k.bucket_write.arg(4, cl_ulong{per}).arg(5, cl_ulong{runs}).arg(6, offsets).arg(7, ipref);
     k.bucket_write.run(ctx, runs, kLocal);
   }
-  fill32(ctx, first_child, kOctreeNone, nodes);
+  fill32(ctx, dn.links, kOctreeNone, nodes);
   const uint8_t root_level = 0;
   const uint64_t root_prefix = 0;
   const uint32_t root_parent = kOctreeNone, root_begin = 0, root_end = static_cast<uint32_t>(n);
-  level.write(&root_level, 1);
-  prefix.write(&root_prefix, sizeof root_prefix);
-  parent.write(&root_parent, sizeof root_parent);
-  begin.write(&root_begin, sizeof root_begin);
-  end.write(&root_end, sizeof root_end);
+  dn.level.write(&root_level, 1);
+  dn.prefix.write(&root_prefix, sizeof root_prefix);
+  dn.parent.write(&root_parent, sizeof root_parent);
+  dn.begin.write(&root_begin, sizeof root_begin);
+  dn.end.write(&root_end, sizeof root_end);
   if (internal) {
     k.bucket_node_ids.arg(0, ipref).arg(1, cl_ulong{internal}).arg(2, starts).arg(3, bases).arg(4, inode);
     k.bucket_node_ids.run(ctx, internal, kLocal);
     Kernel& c = k.bucket_children;
     c.arg(0, keys).arg(1, cl_ulong{n}).arg(2, ipref).arg(3, cl_ulong{internal}).arg(4, starts).arg(5, bases);
-    c.arg(6, inode).arg(7, level).arg(8, prefix).arg(9, parent).arg(10, first_child).arg(11, begin).arg(12, end);
-    c.run(ctx, internal, kLocal);
+    c.arg(6, inode).arg(7, dn.level).arg(8, dn.prefix).arg(9, dn.parent).arg(10, dn.links).arg(11, dn.begin);
+    c.arg(12, dn.end).run(ctx, internal, kLocal);
   }
-  resizeNodes(t, nodes, true);
-  level.read(t.level.data(), nodes);
-  prefix.read(t.prefix.data(), nodes * sizeof(uint64_t));
-  parent.read(t.parent.data(), nodes * sizeof(uint32_t));
-  first_child.read(t.first_child.data(), nodes * sizeof(uint32_t));
-  begin.read(t.begin.data(), nodes * sizeof(uint32_t));
-  end.read(t.end.data(), nodes * sizeof(uint32_t));
+  dn.readInto(t, nodes);
   int deepest = 0;
   for (int l = 0; l < kLevels; ++l)
     if (level_start[l + 1] > level_start[l]) deepest = l + 1;
@@ -275,27 +290,6 @@ void buildBucketed(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& keys, i
 // ---------------------------------------------------------------------------
 // Compressed octree and chain nodes (build_impl.hpp buildCompressed)
 // ---------------------------------------------------------------------------
-
-/// The post-order node arrays of one tree on the device.
-struct PostOrderNodes {
-  PostOrderNodes(Context& ctx, uint64_t count)
-      : level(deviceBuffer(ctx, "octree levels", count)),
-        prefix(deviceBuffer(ctx, "octree prefixes", count * sizeof(uint64_t))),
-        parent(deviceBuffer(ctx, "octree parents", count * sizeof(uint32_t))),
-        begin(deviceBuffer(ctx, "octree node begins", count * sizeof(uint32_t))),
-        end(deviceBuffer(ctx, "octree node ends", count * sizeof(uint32_t))),
-        child_count(deviceBuffer(ctx, "octree child counts", count)) {}
-  void readInto(Octree& t, uint64_t count) const {
-    resizeNodes(t, count, false);
-    level.read(t.level.data(), count);
-    prefix.read(t.prefix.data(), count * sizeof(uint64_t));
-    parent.read(t.parent.data(), count * sizeof(uint32_t));
-    begin.read(t.begin.data(), count * sizeof(uint32_t));
-    end.read(t.end.data(), count * sizeof(uint32_t));
-    child_count.read(t.child_count.data(), count);
-  }
-  Buffer level, prefix, parent, begin, end, child_count;
-};
 
 void buildCompressed(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& keys, int depth_limit, bool full,
                      uint64_t budget, uint64_t held) {
@@ -323,7 +317,7 @@ void buildCompressed(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& keys,
   d.scan32.scan(prim::ScanKind::kExclusive, emitted.get(), nullptr, position.get(), m + 1);
   const uint64_t total = readOne<uint32_t>(position, m);
   requireMemory("octree nodes", total * kNodeBytes, budget, held + m * 24);
-  PostOrderNodes nodes(ctx, total);
+  DeviceNodes nodes(ctx, total, false);
   Kernel& w = k.compressed_write;
   w.arg(0, U).arg(1, cl_ulong{m}).arg(2, first_point).arg(3, position).arg(4, cl_int{depth_limit});
   w.arg(5, nodes.level).arg(6, nodes.prefix).arg(7, nodes.begin).arg(8, nodes.end).run(ctx, m, kLocal);
@@ -334,7 +328,7 @@ void buildCompressed(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& keys,
     Buffer counts = deviceBuffer(ctx, "octree child counts", total * sizeof(uint32_t));
     fill32(ctx, counts, 0, total);
     k.count_children.arg(0, nodes.parent).arg(1, cl_ulong{total}).arg(2, counts).run(ctx, total, kLocal);
-    k.narrow_counts.arg(0, counts).arg(1, cl_ulong{total}).arg(2, nodes.child_count).run(ctx, total, kLocal);
+    k.narrow_counts.arg(0, counts).arg(1, cl_ulong{total}).arg(2, nodes.links).run(ctx, total, kLocal);
   }
   t.stats.leaves = m;
   t.stats.internal = total - m;
@@ -352,12 +346,12 @@ void buildCompressed(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& keys,
   d.scan32.scan(prim::ScanKind::kExclusive, grow.get(), nullptr, moved.get(), total + 1);
   const uint64_t full_total = readOne<uint32_t>(moved, total);
   requireMemory("octree chain nodes", (full_total + total) * (kNodeBytes + 1), budget, held + m * 24);
-  PostOrderNodes f(ctx, full_total);
+  DeviceNodes f(ctx, full_total, false);
   Buffer chain = deviceBuffer(ctx, "octree chain flags", full_total);
   Kernel& c = k.chain_write;
   c.arg(0, nodes.level).arg(1, nodes.prefix).arg(2, nodes.parent).arg(3, nodes.begin).arg(4, nodes.end);
-  c.arg(5, nodes.child_count).arg(6, grow).arg(7, moved).arg(8, cl_ulong{total}).arg(9, f.level).arg(10, f.prefix);
-  c.arg(11, f.parent).arg(12, f.begin).arg(13, f.end).arg(14, f.child_count).arg(15, chain).run(ctx, total, kLocal);
+  c.arg(5, nodes.links).arg(6, grow).arg(7, moved).arg(8, cl_ulong{total}).arg(9, f.level).arg(10, f.prefix);
+  c.arg(11, f.parent).arg(12, f.begin).arg(13, f.end).arg(14, f.links).arg(15, chain).run(ctx, total, kLocal);
   f.readInto(t, full_total);
   t.chain.resize(full_total);
   chain.read(t.chain.data(), full_total);
