@@ -128,7 +128,7 @@ TEST_P(OctreeBackendParity, EveryMethodPointSetAndLeafSizeEqualsSerial) {
     const OctreePoints pts = set.points();
     for (const Method& method : methods()) {
       for (uint32_t leaf_size : {1u, 3u, 16u}) {
-        for (int max_depth : {21, 4}) {
+        for (int max_depth : {21, 4, 1}) {
           if (method.options.compressed && leaf_size != 1) continue;  // leaf_size is ignored there
           SCOPED_TRACE(set.name + " " + method.name + " leaf " + std::to_string(leaf_size) + " depth " +
                        std::to_string(max_depth));
