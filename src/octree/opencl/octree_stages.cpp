@@ -495,6 +495,7 @@ OctreeQueryResult rangeQueries(int device, const char* what, const Octree& tree,
     Kernel& k = d.kernels(points.xyz32 != nullptr).range_query;
     const DeviceCubeTree dt(ctx, tree, points);
     dt.bind(k, tree.cube);
+    const size_t wg = ctx.workGroupSize(k.get(), kLocal);  // a 7 KiB private stack per work item
     const uint64_t per_query = box ? 6 : 3;
     const uint64_t batch = std::min(m, kQueryBatch);
     Buffer q = deviceBuffer(ctx, "octree queries", per_query * batch * sizeof(double));
@@ -506,7 +507,7 @@ OctreeQueryResult rangeQueries(int device, const char* what, const Octree& tree,
       const uint64_t count = std::min(batch, m - first);
       q.write(queries + per_query * first, per_query * count * sizeof(double));
       k.arg(12, cl_ulong{count}).arg(15, offsets).arg(16, cl_mem{nullptr}).arg(17, cl_mem{nullptr});
-      k.arg(18, cl_mem{nullptr}).run(ctx, count, kLocal);
+      k.arg(18, cl_mem{nullptr}).run(ctx, count, wg);
       d.scan64.exclusiveScan(offsets.get(), count + 1);
       offsets.read(row.data(), (count + 1) * sizeof(uint64_t));
       const uint64_t found = row[count];
@@ -514,7 +515,7 @@ OctreeQueryResult rangeQueries(int device, const char* what, const Octree& tree,
       requireMemory(what, (before + found) * sizeof(uint32_t) + (m + 1) * sizeof(uint64_t));
       index.reserve(found * sizeof(uint32_t));
       dist.reserve(found * sizeof(double));
-      k.arg(15, cl_mem{nullptr}).arg(16, offsets).arg(17, index).arg(18, dist).run(ctx, count, kLocal);
+      k.arg(15, cl_mem{nullptr}).arg(16, offsets).arg(17, index).arg(18, dist).run(ctx, count, wg);
       result.indices.resize(before + found);
       index.read(result.indices.data() + before, found * sizeof(uint32_t));
       for (uint64_t i = 0; i < count; ++i) result.offsets[first + i + 1] = before + row[i + 1];
@@ -641,6 +642,7 @@ void knn(int device, const Octree& tree, const OctreePoints& points, const doubl
     Kernel& kk = d.kernels(points.xyz32 != nullptr).knn;
     const DeviceCubeTree dt(ctx, tree, points);
     dt.bind(kk, tree.cube);
+    const size_t wg = ctx.workGroupSize(kk.get(), kLocal);  // a 7 KiB private stack per work item
     // Rows of k answers: batches of at most ~64 MiB of (index, distance²).
     const uint64_t batch =
         std::min<uint64_t>({m, kQueryBatch, std::max<uint64_t>(1, (uint64_t{64} << 20) / (12 * uint64_t{k}))});
@@ -651,7 +653,7 @@ void knn(int device, const Octree& tree, const OctreePoints& points, const doubl
     for (uint64_t first = 0; first < m; first += batch) {
       const uint64_t count = std::min(batch, m - first);
       q.write(xyz + 3 * first, 3 * count * sizeof(double));
-      kk.arg(12, cl_ulong{count}).run(ctx, count, kLocal);
+      kk.arg(12, cl_ulong{count}).run(ctx, count, wg);
       idx.read(out + first * k, count * k * sizeof(uint32_t));
       if (dist2) d2.read(dist2 + first * k, count * k * sizeof(double));
     }
