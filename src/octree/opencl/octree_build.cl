@@ -373,30 +373,33 @@ __kernel void topDownFlags(__global const coord_t* points, __global const uint* 
   flags[j] = split ? 1u : 0u;
 }
 
-inline int pgUpper(__global const coord_t* points, int data, ulong key, uint idx, uint key_shift, int axis,
-                   double centre) {
-  if (data) return pgCoord(points, idx, axis) > centre;
-  return ((key >> (key_shift + (uint)axis)) & 1) != 0;
-}
-
-/* Stable partition of [b, e) from (sk, si) into (dk, di), lower side first;
- * returns the first upper position. */
+/* Stable partition of [b, e) from (sk, si) into (dk, di), lower side first,
+ * by the key bit key_shift + axis (cube) or by coordinate > centre (data);
+ * returns the first upper position. One pass: the lower side is written
+ * forwards from b, the upper side backwards from e, then reversed in place —
+ * one read of each coordinate, and no counting loop for PoCL to turn into
+ * vector gathers (the hot spot of the counting loop under PoCL, measured). */
 inline ulong pgPartition(__global const coord_t* points, int data, uint key_shift, int axis, double centre,
                          __global const ulong* sk, __global const uint* si, __global ulong* dk, __global uint* di,
                          ulong b, ulong e) {
-  ulong lower = 0;
-  for (ulong j = b; j < e; ++j) lower += pgUpper(points, data, sk[j], si[j], key_shift, axis, centre) ? 0 : 1;
-  ulong lo = b, hi = b + lower;
+  const uint bit = key_shift + (uint)axis;
+  ulong lo = b, hi = e;
   for (ulong j = b; j < e; ++j) {
-    if (pgUpper(points, data, sk[j], si[j], key_shift, axis, centre)) {
-      dk[hi] = sk[j];
-      di[hi++] = si[j];
-    } else {
-      dk[lo] = sk[j];
-      di[lo++] = si[j];
-    }
+    const int upper = data ? pgCoord(points, si[j], axis) > centre : (int)((sk[j] >> bit) & 1);
+    const ulong at = upper ? --hi : lo++;
+    dk[at] = sk[j];
+    di[at] = si[j];
   }
-  return b + lower;
+  for (ulong x = lo, y = e; x + 1 < y; ++x) { /* the upper side back in input order */
+    --y;
+    const ulong k = dk[x];
+    const uint i = di[x];
+    dk[x] = dk[y];
+    di[x] = di[y];
+    dk[y] = k;
+    di[y] = i;
+  }
+  return lo;
 }
 
 /* Splits frontier node j (frontier ids from frontier_first) into its 8

@@ -400,13 +400,16 @@ void buildTopDown(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& pts, Buf
   int l = 0;
   while (frontier_begin < frontier_end) {
     const uint64_t count = frontier_end - frontier_begin;
+    // One work item per node: while a level has few nodes, one per work-group
+    // so that a CPU device spreads them over its cores.
+    const size_t local = count < 16 * kLocal ? 1 : kLocal;
     flags.reserve((count + 1) * sizeof(uint32_t));
     ranks.reserve((count + 1) * sizeof(uint32_t));
     bounds.reserve((data ? count : 1) * 6 * sizeof(double));
     Kernel& fk = k.top_down_flags;
     fk.arg(0, pts).arg(1, order).arg(2, fbegin).arg(3, fend).arg(4, cl_ulong{count}).arg(5, cl_ulong{leaf_size});
     fk.arg(6, cl_int{l}).arg(7, cl_int{depth_limit}).arg(8, cl_int{data ? 1 : 0}).arg(9, flags).arg(10, bounds);
-    fk.run(ctx, count, kLocal);
+    fk.run(ctx, count, local);
     d.scan32.scan(prim::ScanKind::kExclusive, flags.get(), nullptr, ranks.get(), count + 1);
     const uint64_t splitting = readOne<uint32_t>(ranks, count);
     if (splitting == 0) break;
@@ -430,7 +433,7 @@ void buildTopDown(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& pts, Buf
     s.arg(8, flags).arg(9, ranks).arg(10, bounds).arg(11, cl_ulong{count}).arg(12, cl_int{l});
     s.arg(13, cl_int{data ? 1 : 0}).arg(14, cl_ulong{frontier_begin}).arg(15, cl_ulong{next_begin});
     s.arg(16, ffirst).arg(17, centre).arg(18, axes).arg(19, cbegin).arg(20, cend).arg(21, cprefix).arg(22, cparent);
-    s.run(ctx, count, kLocal);
+    s.run(ctx, count, local);
     ffirst.read(t.first_child.data() + frontier_begin, count * sizeof(uint32_t));
     if (data) {
       centre.read(t.split_center.data() + 3 * frontier_begin, count * 3 * sizeof(double));
