@@ -21,8 +21,12 @@
 //    ordered prefix sums;
 //  - functions are thread-safe for distinct outputs (no global state);
 //  - Backend::kCpu throws BackendUnavailableError when the build has no
-//    oneTBB; Backend::kOpenCL is not implemented yet for octrees and throws
-//    BackendUnavailableError naming the function.
+//    oneTBB; Backend::kOpenCL runs every function here on the device
+//    (src/octree/opencl/, docs/octree.md "opencl") with the same results,
+//    and throws BackendUnavailableError when the build has no OpenCL, there
+//    is no device, or the device has no double precision (cl_khr_fp64,
+//    named in the message); Gaussian and Plummer points are drawn on the
+//    host there (generatePoints).
 #pragma once
 
 #include <cstdint>
@@ -295,7 +299,10 @@ enum class PointDistribution {
 
 /// Writes 3n doubles x y z. Point i depends only on (seed, i): Philox4x32-10
 /// keyed by seed with counter (i, phase), so every backend and thread count
-/// gives the same points (transcendental functions are the host libm's).
+/// gives the same points (transcendental functions are the host libm's: the
+/// opencl backend draws uniform points on the device and Gaussian and
+/// Plummer points on the host, because OpenCL C's double log/sin/cos/pow
+/// round differently).
 void generatePoints(PointDistribution distribution, uint64_t n, uint64_t seed, double* xyz,
                     const Execution& execution);
 

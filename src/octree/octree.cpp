@@ -18,13 +18,12 @@
 namespace procgen {
 namespace {
 
-template <typename S, typename C>
-decltype(auto) run(const Execution& e, const char* what, S&& s, C&& c) {
+/// s(), c(threads) or o(device): the generic lambdas keep a branch whose
+/// backend is not built from being instantiated.
+template <typename S, typename C, typename O>
+decltype(auto) run(const Execution& e, const char* what, S&& s, C&& c, O&& o) {
   return detail::dispatch(
-      e, what, std::forward<S>(s), [&](auto...) { return c(e.threads); },
-      [&](auto...) -> decltype(s()) {
-        throw BackendUnavailableError(std::string(what) + ": backend 'opencl' is not implemented for octrees yet");
-      });
+      e, what, std::forward<S>(s), [&](auto...) { return c(e.threads); }, [&](auto...) { return o(e.device); });
 }
 
 void checkOptions(const OctreeOptions& o) {
@@ -43,20 +42,23 @@ void checkOptions(const OctreeOptions& o) {
 OctreeCube octreeRootCube(const OctreePoints& points, const Execution& execution) {
   return run(
       execution, "octreeRootCube", [&] { return octree_impl::serial::rootCube(points); },
-      [&](int threads) { return octree_impl::cpu::rootCube(threads, points); });
+      [&](int threads) { return octree_impl::cpu::rootCube(threads, points); },
+      [&](int device) { return octree_impl::opencl::rootCube(device, points); });
 }
 
 void octreeKeys(const OctreePoints& points, const OctreeCube& cube, uint64_t* keys, const Execution& execution) {
   run(
       execution, "octreeKeys", [&] { octree_impl::serial::keys(points, cube, keys); },
-      [&](int threads) { octree_impl::cpu::keys(threads, points, cube, keys); });
+      [&](int threads) { octree_impl::cpu::keys(threads, points, cube, keys); },
+      [&](int device) { octree_impl::opencl::keys(device, points, cube, keys); });
 }
 
 Octree buildOctree(const OctreePoints& points, const OctreeOptions& options, const Execution& execution) {
   checkOptions(options);
   return run(
       execution, "buildOctree", [&] { return octree_impl::serial::build(points, options); },
-      [&](int threads) { return octree_impl::cpu::build(threads, points, options); });
+      [&](int threads) { return octree_impl::cpu::build(threads, points, options); },
+      [&](int device) { return octree_impl::opencl::build(device, points, options); });
 }
 
 std::vector<uint32_t> octreeSubtreeLeaves(const Octree& tree, uint32_t node) {
@@ -190,35 +192,40 @@ uint32_t octreeLocate(const Octree& tree, double x, double y, double z) {
 void octreeLocate(const Octree& tree, const double* xyz, uint64_t m, uint32_t* out, const Execution& execution) {
   run(
       execution, "octreeLocate", [&] { octree_impl::serial::locate(tree, xyz, m, out); },
-      [&](int threads) { octree_impl::cpu::locate(threads, tree, xyz, m, out); });
+      [&](int threads) { octree_impl::cpu::locate(threads, tree, xyz, m, out); },
+      [&](int device) { octree_impl::opencl::locate(device, tree, xyz, m, out); });
 }
 
 void octreeKnn(const Octree& tree, const OctreePoints& points, const double* xyz, uint64_t m, uint32_t k,
                uint32_t* out, double* dist2, const Execution& execution) {
   run(
       execution, "octreeKnn", [&] { octree_impl::serial::knn(tree, points, xyz, m, k, out, dist2); },
-      [&](int threads) { octree_impl::cpu::knn(threads, tree, points, xyz, m, k, out, dist2); });
+      [&](int threads) { octree_impl::cpu::knn(threads, tree, points, xyz, m, k, out, dist2); },
+      [&](int device) { octree_impl::opencl::knn(device, tree, points, xyz, m, k, out, dist2); });
 }
 
 OctreeQueryResult octreeRadius(const Octree& tree, const OctreePoints& points, const double* xyz, uint64_t m,
                                double radius, const Execution& execution) {
   return run(
       execution, "octreeRadius", [&] { return octree_impl::serial::radius(tree, points, xyz, m, radius); },
-      [&](int threads) { return octree_impl::cpu::radius(threads, tree, points, xyz, m, radius); });
+      [&](int threads) { return octree_impl::cpu::radius(threads, tree, points, xyz, m, radius); },
+      [&](int device) { return octree_impl::opencl::radius(device, tree, points, xyz, m, radius); });
 }
 
 OctreeQueryResult octreeBox(const Octree& tree, const OctreePoints& points, const double* boxes, uint64_t m,
                             const Execution& execution) {
   return run(
       execution, "octreeBox", [&] { return octree_impl::serial::box(tree, points, boxes, m); },
-      [&](int threads) { return octree_impl::cpu::box(threads, tree, points, boxes, m); });
+      [&](int threads) { return octree_impl::cpu::box(threads, tree, points, boxes, m); },
+      [&](int device) { return octree_impl::opencl::box(device, tree, points, boxes, m); });
 }
 
 void generatePoints(PointDistribution distribution, uint64_t n, uint64_t seed, double* xyz,
                     const Execution& execution) {
   run(
       execution, "generatePoints", [&] { octree_impl::serial::generate(distribution, n, seed, xyz); },
-      [&](int threads) { octree_impl::cpu::generate(threads, distribution, n, seed, xyz); });
+      [&](int threads) { octree_impl::cpu::generate(threads, distribution, n, seed, xyz); },
+      [&](int device) { octree_impl::opencl::generate(device, distribution, n, seed, xyz); });
 }
 
 const char* pointDistributionName(PointDistribution distribution) {

@@ -1,7 +1,9 @@
 // The octree stages per backend (STYLE.md practice 1): serial/octree_stages.cpp
 // and cpu/octree_stages.cpp instantiate the same loops (build_impl.hpp,
-// query_impl.hpp) with the serial and the cpu policy; octree.cpp dispatches.
-// The cpu twins take the thread count (0 = all hardware threads).
+// query_impl.hpp) with the serial and the cpu policy; opencl/octree_stages.cpp
+// runs their kernel twins (octree_build.cl, octree_queries.cl); octree.cpp
+// dispatches. The cpu twins take the thread count (0 = all hardware threads),
+// the opencl twins the device index (Execution::device).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,9 @@ PROCGEN_OCTREE_STAGES()
 }
 namespace cpu {
 PROCGEN_OCTREE_STAGES(int threads, )
+}
+namespace opencl {
+PROCGEN_OCTREE_STAGES(int device, )
 }
 
 }  // namespace procgen::octree_impl

@@ -460,7 +460,6 @@ TEST(OctreeDegenerate, NonFiniteCoordinatesAreBadInputNamingThePoint) {
   for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     xyz[3 * 42 + 1] = bad;
     for (const test::Variant& v : test::availableVariants()) {
-      if (v.backend == Backend::kOpenCL) continue;
       try {
         buildOctree(OctreePoints::of(xyz), OctreeOptions{}, v.execution());
         ADD_FAILURE() << "no error";
@@ -521,7 +520,6 @@ double dist2(const OctreePoints& pts, uint32_t i, const double* q) {
 class OctreeParity : public test::BackendTest {};
 
 TEST_P(OctreeParity, EveryMethodEqualsSerialArrayForArray) {
-  if (variant().backend == Backend::kOpenCL) GTEST_SKIP() << "octree opencl stages are not written yet";
   for (const TreeCase& tc : treeCases()) {
     for (int method = 0; method < 5; ++method) {
       SCOPED_TRACE(std::string(tc.name) + " method " + std::to_string(method));
@@ -556,7 +554,6 @@ TEST_P(OctreeParity, EveryMethodEqualsSerialArrayForArray) {
 }
 
 TEST_P(OctreeParity, GeneratedPointsEqualSerial) {
-  if (variant().backend == Backend::kOpenCL) GTEST_SKIP() << "octree opencl stages are not written yet";
   for (auto d : {PointDistribution::kUniform, PointDistribution::kGaussian, PointDistribution::kPlummer}) {
     std::vector<double> a(3 * 5000, -1), b(3 * 5000, -2);
     generatePoints(d, 5000, 11, a.data(), Execution{});
@@ -567,7 +564,6 @@ TEST_P(OctreeParity, GeneratedPointsEqualSerial) {
 }
 
 TEST_P(OctreeParity, QueriesEqualBruteForce) {
-  if (variant().backend == Backend::kOpenCL) GTEST_SKIP() << "octree opencl stages are not written yet";
   for (const TreeCase& tc : treeCases()) {
     for (int method = 0; method < 3; ++method) {
       SCOPED_TRACE(std::string(tc.name) + " method " + std::to_string(method));
