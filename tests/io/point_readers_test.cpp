@@ -149,7 +149,7 @@ TEST(PointReaders, PlyMalformedNamesTheLine) {
   EXPECT_EQ(errorOf(h + "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n"
                         "3 0 1 3\n",
                     PointFileFormat::kPly, true),
-            "in:13:7: vertex index: '3' is not a whole number in 0..2");
+            "in:14:7: vertex index: '3' is not a whole number in 0..2");
 }
 
 TEST(PointReaders, PlyCountsTheFileCannotHoldAreRefusedBeforeAllocating) {
@@ -160,7 +160,7 @@ TEST(PointReaders, PlyCountsTheFileCannotHoldAreRefusedBeforeAllocating) {
             std::string::npos);
   const std::string text = "ply\nformat ascii 1.0\nelement vertex 99999999999\nproperty float x\nproperty float y\n"
                            "property float z\nend_header\n0 0 0\n";
-  EXPECT_NE(errorOf(text, PointFileFormat::kPly).find("declares 99999999999 records"), std::string::npos);
+  EXPECT_EQ(errorOf(text, PointFileFormat::kPly), "in: element 'vertex' declares 99999999999 records but only 6 bytes follow");
   // Truncated binary data names the element and the record.
   const std::string cut = binaryPly(false);
   EXPECT_NE(errorOf(cut.substr(0, cut.size() - 3), PointFileFormat::kPly, true).find("inside element 'face' record 1"),
@@ -196,8 +196,8 @@ TEST(PointReaders, Off) {
             "in:4:4: point 1: expected 3 coordinates x y z, found 2");
   EXPECT_EQ(errorOf("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 5\n", PointFileFormat::kOff, true),
             "in:6:7: vertex index: '5' is not a whole number in 0..2");
-  EXPECT_NE(errorOf("OFF\n900000000 0 0\n0 0 0\n", PointFileFormat::kOff).find("in:2:1: vertex count"),
-            std::string::npos);
+  EXPECT_EQ(errorOf("OFF\n900000000 0 0\n0 0 0\n", PointFileFormat::kOff),
+            "in:2:1: the counts 900000000 vertices and 0 faces cannot fit in the 6 bytes that follow");
 }
 
 TEST(PointReaders, Xyz) {
@@ -253,7 +253,7 @@ TEST(SurfaceSampling, AreaWeightedInsideTheTrianglesAndDeterministic) {
   uint64_t first = 0;
   for (uint64_t i = 0; i < n; ++i) {
     const double* p = &xyz[3 * i];
-    EXPECT_EQ(p[2], 2.0);
+    EXPECT_NEAR(p[2], 2.0, 1e-12);
     const bool in0 = insideXY(p, m.positions[0], m.positions[1], m.positions[2]);
     const bool in1 = insideXY(p, m.positions[3], m.positions[4], m.positions[5]);
     ASSERT_TRUE(in0 != in1) << "point " << i << " (" << p[0] << ", " << p[1] << ")";

@@ -299,7 +299,9 @@ TEST_F(CliOctree, LocateNamesTheLeafByDefinition) {
       if (level > 0) in_parent += cellOf(k, level - 1) == prefix >> 3;
     }
     EXPECT_LE(in_leaf, 3u) << "query " << j;
-    if (level > 0) EXPECT_GT(in_parent, 3u) << "query " << j;
+    if (level > 0) {
+      EXPECT_GT(in_parent, 3u) << "query " << j;
+    }
   }
 }
 
@@ -328,8 +330,9 @@ TEST_F(CliOctree, SurfaceSamplesOfAMesh) {
   write("sq.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n");
   ASSERT_EQ(run("octree " + path("sq.obj") + " --sample-surface 500 --seed 3 --query box:-1,-1,-1,2,2,0 -o -"), 0)
       << err();
-  EXPECT_EQ(lines(out()).size(), 1u);
-  EXPECT_EQ(std::count(out().begin(), out().end(), ' '), 499) << "all 500 samples lie in z <= 0";
+  const std::string result = out();
+  EXPECT_EQ(lines(result).size(), 1u);
+  EXPECT_EQ(std::count(result.begin(), result.end(), ' '), 499) << "all 500 samples lie in z <= 0";
 }
 
 TEST_F(CliOctree, BadOptionsAreExitOneAndWriteNothing) {
@@ -366,7 +369,7 @@ TEST_F(CliOctree, BadFilesAreExitTwoWithTheLineAndWriteNothing) {
       {"octree " + path("empty.xyz") + o, "holds no points"},
       {"octree " + path("absent.ply") + o, "absent.ply"},
       {"octree " + path("ok.xyz") + " --query knn:1 --queries " + path("q.xyz") + o, "q.xyz:2:3: error:"},
-      {"octree " + path("ok.xyz") + " --sample-surface 10" + o, "no faces"},
+      {"octree " + path("ok.xyz") + " --sample-surface 10" + o, "not faces"},
       {"octree --random 18446744073709551615" + o, "memory budget"}};
   for (const auto& [args, message] : cases) {
     EXPECT_EQ(run(args), 2) << args << "\n" << err();

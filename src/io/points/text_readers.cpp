@@ -54,10 +54,14 @@ void readOff(const ReadRequest& r, MeshContents& out) {
   }
   if (counts.size() < 2 || counts.size() > 3)
     lines.fail(counts.empty() ? lines.line() : counts[0], "expected the counts 'vertices faces edges'");
-  // A vertex line takes at least 6 bytes ("0 0 0\n"), a face line 2 ("0\n").
-  const uint64_t vertices = parseCount(lines, counts[0], "vertex count", lines.remaining() / 6);
-  const uint64_t faces = parseCount(lines, counts[1], "face count", lines.remaining() / 2);
+  const uint64_t vertices = parseCount(lines, counts[0], "vertex count", UINT64_MAX);
+  const uint64_t faces = parseCount(lines, counts[1], "face count", UINT64_MAX);
   if (counts.size() == 3) parseCount(lines, counts[2], "edge count", UINT64_MAX);
+  // Every vertex and face line takes at least two bytes: absurd counts stop
+  // here, before allocating; a short file gets the line-by-line errors below.
+  if (vertices > lines.remaining() / 2 + 1 || faces > lines.remaining() / 2 + 1)
+    lines.fail(counts[0], "the counts " + std::to_string(vertices) + " vertices and " + std::to_string(faces) +
+                              " faces cannot fit in the " + std::to_string(lines.remaining()) + " bytes that follow");
   allocatePoints(out.points, vertices, false, r.budget, r.bytes.size(), r.name);
   for (uint64_t i = 0; i < vertices; ++i) {
     if (!lines.nextContent('#'))
