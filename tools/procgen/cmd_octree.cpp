@@ -193,16 +193,7 @@ OctreeJob resolveOctreeArgs(const OctreeArgs& a, const CLI::App& cmd) {
   else if (a.boxes == "all") job.boxes = OctreeBoxSelection::kAllNodes;
   else if (a.boxes == "none") job.boxes = OctreeBoxSelection::kNone;
   else usage("--boxes: '" + a.boxes + "' is not leaves, nonempty, all or none");
-  const std::optional<Projection> projection = parseProjection(a.projection);
-  if (!projection) usage("--projection: '" + a.projection + "' is not front, side, top or iso");
-  job.write.projection = *projection;
-  if (!a.image_size.empty()) {
-    if (a.image_size.size() != 2 || a.image_size[0] < 16 || a.image_size[1] < 16 || a.image_size[0] > 16384 ||
-        a.image_size[1] > 16384)
-      usage("--image-size must be W,H in 16..16384");
-    job.write.width = a.image_size[0];
-    job.write.height = a.image_size[1];
-  }
+  applyImageOptions(a.projection, a.image_size, job.write);
   job.write.memory_budget_bytes = a.memory_budget;
 
   for (const std::string& path : a.outputs.paths) {

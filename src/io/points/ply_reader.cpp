@@ -72,6 +72,12 @@ struct PlyHeader {
   std::vector<PlyElement> elements;
   size_t body = 0;    ///< byte offset of the body
   int body_line = 0;  ///< line number of the body's first line
+  /// The vertex element (readPly checks that there is one first).
+  const PlyElement& vertex() const {
+    for (const PlyElement& e : elements)
+      if (e.name == "vertex") return e;
+    return elements.front();
+  }
 };
 
 PlyHeader parseHeader(std::string_view bytes, std::string_view name) {
@@ -235,9 +241,7 @@ void readBinary(const PlyHeader& h, const ReadRequest& r, MeshContents& out) {
   const bool swap = (h.encoding == PlyEncoding::kBig) != (std::endian::native == std::endian::big);
   BinaryBody body(r.bytes, h.body, swap, r.name);
   std::vector<uint32_t> polygon;
-  uint64_t vertex_count = 0;
-  for (const PlyElement& e : h.elements)
-    if (e.name == "vertex") vertex_count = e.count;
+  const uint64_t vertex_count = h.vertex().count;
   for (const PlyElement& e : h.elements) {
     const uint64_t min_bytes = e.minBytes();
     if (min_bytes > 0 && e.count > body.remaining() / min_bytes)
@@ -320,9 +324,7 @@ void readBinary(const PlyHeader& h, const ReadRequest& r, MeshContents& out) {
 void readAscii(const PlyHeader& h, const ReadRequest& r, MeshContents& out) {
   TextLines lines(r.bytes, r.name, h.body, h.body_line);
   std::vector<uint32_t> polygon;
-  uint64_t vertex_count = 0;
-  for (const PlyElement& e : h.elements)
-    if (e.name == "vertex") vertex_count = e.count;
+  const uint64_t vertex_count = h.vertex().count;
   for (const PlyElement& e : h.elements) {
     // Every record takes at least one character and a line end: a bound that
     // stops absurd counts before allocating and leaves a short file to the
@@ -394,10 +396,10 @@ void readAscii(const PlyHeader& h, const ReadRequest& r, MeshContents& out) {
 
 void readPly(const ReadRequest& r, MeshContents& out) {
   const PlyHeader h = parseHeader(r.bytes, r.name);
-  const PlyElement* vertex = nullptr;
-  for (const PlyElement& e : h.elements)
-    if (e.name == "vertex") vertex = &e;
-  if (!vertex) throw Error(std::string(r.name) + ": the PLY header declares no 'vertex' element", ExitCode::kBadInput);
+  const bool has_vertex = std::any_of(h.elements.begin(), h.elements.end(),
+                                      [](const PlyElement& e) { return e.name == "vertex"; });
+  if (!has_vertex) throw Error(std::string(r.name) + ": the PLY header declares no 'vertex' element", ExitCode::kBadInput);
+  const PlyElement* vertex = &h.vertex();
   if (vertex->x < 0 || vertex->y < 0 || vertex->z < 0)
     throw Error(std::string(r.name) + ": the PLY 'vertex' element lacks a scalar x, y or z property", ExitCode::kBadInput);
   if (r.want_faces && vertex->count > UINT32_MAX)
