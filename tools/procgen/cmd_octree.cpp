@@ -528,7 +528,7 @@ void setupOctree(CLI::App& app) {
       "octree", "Octrees over point sets (seed §3-§5): bottom-up from Morton keys or top-down, queries, "
                 "boxes, previews and the tree as a file");
   cmd->footer(
-      "Keys: the root cube is the points' bounding box's min corner with side = its largest extent; 21 bits a "
+      "Keys: the root cube is the points' bounding box's min corner with side = its largest extent; 21 bits per "
       "axis, bit 3i = x bit i. docs/octree.md describes the trees, the stats and the files.\n"
       "Exit codes: 1 bad option, 2 bad or missing file (file:line), 3 backend unavailable, 4 output error.\n"
       "Examples:\n  procgen octree --random 1000000 --stats-json -\n"
