@@ -195,15 +195,19 @@ TEST_F(CliOctree, QueryResultsEqualBruteForce) {
     std::stable_sort(by_distance[j].begin(), by_distance[j].end(),
                      [&](size_t a, size_t b) { return dist2(c.points, a, c.queries, j) < dist2(c.points, b, c.queries, j); });
   }
-  // kNN, K = 5: the first five by (distance, index).
-  ASSERT_EQ(run("octree " + path("p.xyz") + " --leaf-size 4 --query knn:5 --queries " + path("q.xyz") + " -o " +
-                path("knn.txt") + " -q"),
-            0)
-      << err();
-  std::vector<std::string> got = lines(slurp(path("knn.txt")));
-  ASSERT_EQ(got.size(), m);
-  for (size_t j = 0; j < m; ++j)
-    EXPECT_EQ(got[j], join(std::vector<size_t>(by_distance[j].begin(), by_distance[j].begin() + 5))) << "query " << j;
+  // kNN, K = 5: the first five by (distance, index), on both host backends.
+  std::vector<std::string> got;
+  for (const char* backend : {"serial", "cpu --threads 2"}) {
+    ASSERT_EQ(run("octree " + path("p.xyz") + " --leaf-size 4 --query knn:5 --queries " + path("q.xyz") + " -o " +
+                  path("knn.txt") + " -q --backend " + backend),
+              0)
+        << err();
+    got = lines(slurp(path("knn.txt")));
+    ASSERT_EQ(got.size(), m);
+    for (size_t j = 0; j < m; ++j)
+      EXPECT_EQ(got[j], join(std::vector<size_t>(by_distance[j].begin(), by_distance[j].begin() + 5)))
+          << backend << " query " << j;
+  }
   // Radius 0.5: every point within, by (distance, index).
   ASSERT_EQ(run("octree " + path("p.xyz") + " --query radius:0.5 --queries " + path("q.xyz") + " -o " + path("r.txt") +
                 " -q"),
