@@ -352,7 +352,8 @@ TEST_F(CliOctree, BadOptionsAreExitOneAndWriteNothing) {
         "octree " + p + " --random 10" + o, "octree --random 10 --distribution cauchy" + o,
         "octree " + p + " -o " + path("x.doc"), "octree " + p + " --compressed --query locate --random-queries 2" + o,
         "octree " + p + " --method top-down --split data --query knn:1 --random-queries 2" + o,
-        "octree " + p + " -o " + path("x.txt"), "octree " + path("p.las") + o, "octree --random -5" + o}) {
+        "octree " + p + " -o " + path("x.txt"), "octree " + path("p.las") + o, "octree --random -5" + o,
+        "octree " + p + " --sample-surface 10" + o}) {
     EXPECT_EQ(run(args), 1) << args << "\n" << err();
     EXPECT_NE(err().find("error"), std::string::npos) << args;
     EXPECT_EQ(files(), std::vector<std::string>{"p.xyz"}) << args;
@@ -366,6 +367,7 @@ TEST_F(CliOctree, BadFilesAreExitTwoWithTheLineAndWriteNothing) {
   write("empty.xyz", "# nothing\n");
   write("ok.xyz", "0 0 0\n1 1 1\n");
   write("q.xyz", "0 0 0\n0 inf 0\n");
+  write("lines.obj", "v 0 0 0\nv 1 0 0\nl 1 2\n");
   const std::string o = " -o " + path("t.octree") + " --stats-json " + path("s.json");
   const std::vector<std::pair<std::string, std::string>> cases{
       {"octree " + path("nan.xyz") + o, "nan.xyz:2:3: error: point 1: coordinate y is NaN"},
@@ -373,12 +375,13 @@ TEST_F(CliOctree, BadFilesAreExitTwoWithTheLineAndWriteNothing) {
       {"octree " + path("empty.xyz") + o, "holds no points"},
       {"octree " + path("absent.ply") + o, "absent.ply"},
       {"octree " + path("ok.xyz") + " --query knn:1 --queries " + path("q.xyz") + o, "q.xyz:2:3: error:"},
-      {"octree " + path("ok.xyz") + " --sample-surface 10" + o, "not faces"},
+      {"octree " + path("lines.obj") + " --sample-surface 10" + o, "lines.obj: the mesh has no faces"},
       {"octree --random 18446744073709551615" + o, "memory budget"}};
   for (const auto& [args, message] : cases) {
     EXPECT_EQ(run(args), 2) << args << "\n" << err();
     EXPECT_NE(err().find(message), std::string::npos) << args << "\n" << err();
-    EXPECT_EQ(files(), (std::vector<std::string>{"bad.ply", "empty.xyz", "nan.xyz", "ok.xyz", "q.xyz"})) << args;
+    EXPECT_EQ(files(), (std::vector<std::string>{"bad.ply", "empty.xyz", "lines.obj", "nan.xyz", "ok.xyz", "q.xyz"}))
+        << args;
   }
 }
 

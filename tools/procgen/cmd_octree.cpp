@@ -152,6 +152,8 @@ OctreeJob resolveOctreeArgs(const OctreeArgs& a, const CLI::App& cmd) {
   }
   if (!a.points.empty() && !pointFileFormat(a.points))
     usage("POINTS: cannot tell the format of '" + a.points + "': use .ply, .off, .xyz (.txt, .pts, .csv) or .obj");
+  if (job.source == OctreeJob::Source::kSurface && pointFileFormat(a.points) == PointFileFormat::kXyz)
+    usage("--sample-surface needs a mesh with faces (.ply, .off, .obj), not the points of '" + a.points + "'");
   if (a.distribution == "uniform") job.distribution = PointDistribution::kUniform;
   else if (a.distribution == "gaussian") job.distribution = PointDistribution::kGaussian;
   else if (a.distribution == "plummer") job.distribution = PointDistribution::kPlummer;
