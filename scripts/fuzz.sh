@@ -7,6 +7,7 @@
 #   lsystem_scene  the L-system .scene reader (src/lsystem/scene_file.cpp)
 #   boxtree        the treebox .boxtree format (src/treebox/box_tree_format.cpp)
 #   noise_options  the `procgen noise` options (tools/procgen/noise_options.cpp)
+#   points         the point/mesh readers (src/io/points/) and the .octree reader
 # Corpus: a scratch copy of tests/fuzz/corpus/TARGET (plus examples/lsystems/*.l
 # for lsystem, examples/scenes/*.scene for lsystem_scene), so new inputs found
 # by the run never touch the committed seed corpus. Crashes land in

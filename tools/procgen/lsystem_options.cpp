@@ -61,16 +61,21 @@ void BudgetOptions::add(CLI::App& cmd) {
              "Refuse a string (axiom, any derivation step, the homomorphism expansion) longer than this; "
              "0 (the default): no module limit, only the memory budget")
       ->group("Limits");
-  cmd.add_option_function<std::string>(
-         "--memory-budget",
-         [this](const std::string& text) {
-           const std::optional<uint64_t> bytes = parseByteSize(text);
-           if (!bytes || *bytes == 0)
-             throw CLI::ValidationError("--memory-budget", "expected a size such as 512M or 4G, not '" + text + "'");
-           memory_budget = *bytes;
-         },
-         "Memory every stage may use, e.g. 512M, 4G (default: half the RAM); a run that would need more "
-         "stops before allocating, exit 2")
+  addMemoryBudgetOption(cmd, memory_budget);
+}
+
+CLI::Option* addMemoryBudgetOption(CLI::App& cmd, uint64_t& memory_budget) {
+  return cmd
+      .add_option_function<std::string>(
+          "--memory-budget",
+          [&memory_budget](const std::string& text) {
+            const std::optional<uint64_t> bytes = parseByteSize(text);
+            if (!bytes || *bytes == 0)
+              throw CLI::ValidationError("--memory-budget", "expected a size such as 512M or 4G, not '" + text + "'");
+            memory_budget = *bytes;
+          },
+          "Memory every stage may use, e.g. 512M, 4G (default: half the RAM); a run that would need more "
+          "stops before allocating, exit 2")
       ->type_name("SIZE")
       ->group("Limits");
 }

@@ -42,6 +42,9 @@ struct BudgetOptions {
   }
 };
 
+/// Adds --memory-budget SIZE (parseByteSize, at least 1 byte) writing `memory_budget`.
+CLI::Option* addMemoryBudgetOption(CLI::App& cmd, uint64_t& memory_budget);
+
 /// "512M", "2G", "1.5GiB", "4096": bytes with an optional binary suffix
 /// (K, M, G, T, optionally followed by "iB" or "B"); nullopt when malformed.
 std::optional<uint64_t> parseByteSize(const std::string& text);

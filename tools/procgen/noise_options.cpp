@@ -212,16 +212,7 @@ NoiseJob resolveNoiseArgs(const NoiseArgs& a) {
   if (job.shaded && p.dims == 2 && (job.grid.size[0] < 2 || job.grid.size[1] < 2))
     usage("--shaded: a terrain mesh needs at least 2x2 samples");
   if (job.bits == 16 && job.colormap != ColorMap::kGray) usage("--bits 16 is for gray heightmaps; colour previews are 8-bit");
-  const std::optional<Projection> projection = parseProjection(a.projection);
-  if (!projection) usage("unknown --projection '" + a.projection + "' (front, side, top, iso)");
-  job.write.projection = *projection;
-  if (!a.image_size.empty()) {
-    if (a.image_size.size() != 2 || a.image_size[0] < 16 || a.image_size[1] < 16 || a.image_size[0] > 16384 ||
-        a.image_size[1] > 16384)
-      usage("--image-size must be W,H in 16..16384");
-    job.write.width = a.image_size[0];
-    job.write.height = a.image_size[1];
-  }
+  applyImageOptions(a.projection, a.image_size, job.write);
   const double extent = double(std::max(job.grid.size[0], job.grid.size[1])) * job.grid.step;
   job.height_scale = a.height_scale.value_or(0.15 * extent);
   if (!std::isfinite(job.height_scale) || !(job.height_scale > 0)) usage("--height-scale must be finite and positive");

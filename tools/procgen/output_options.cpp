@@ -128,6 +128,18 @@ void CommandOutputs::checkWhenParsed(CLI::App& cmd) {
   cmd.parse_complete_callback([this] { requireDistinctOutputs(planned()); });
 }
 
+void applyImageOptions(const std::string& projection, const std::vector<int>& image_size, WriteOptions& write) {
+  const std::optional<Projection> view = parseProjection(projection);
+  if (!view) throw Error("unknown --projection '" + projection + "' (front, side, top, iso)", ExitCode::kUsage);
+  write.projection = *view;
+  if (image_size.empty()) return;
+  if (image_size.size() != 2 || image_size[0] < 16 || image_size[1] < 16 || image_size[0] > 16384 ||
+      image_size[1] > 16384)
+    throw Error("--image-size must be W,H in 16..16384", ExitCode::kUsage);
+  write.width = image_size[0];
+  write.height = image_size[1];
+}
+
 void CommandOutputs::writeAll(std::string_view bytes) const {
   for (const std::string& path : paths) writeOutput(path, bytes);
 }

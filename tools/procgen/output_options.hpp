@@ -27,6 +27,7 @@
 
 #include "cli.hpp"
 #include "json_output.hpp"
+#include "procgen/io.hpp"
 #include "procgen/output.hpp"
 
 namespace procgen::cli {
@@ -50,6 +51,11 @@ struct PlannedOutput {
 /// Throws Error(ExitCode::kUsage) when two outputs are the same file (paths
 /// compared after resolving ".", ".." and symlinks) or two write to standard output.
 void requireDistinctOutputs(const std::vector<PlannedOutput>& outputs);
+
+/// --projection NAME and --image-size W,H of a command's image outputs into
+/// `write` (an empty image_size keeps write's size). Throws Error (kUsage)
+/// for an unknown projection or a size outside 16..16384.
+void applyImageOptions(const std::string& projection, const std::vector<int>& image_size, WriteOptions& write);
 
 /// -o and --stats-json of one command.
 struct CommandOutputs {
