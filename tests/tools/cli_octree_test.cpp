@@ -386,3 +386,39 @@ TEST_F(CliOctree, BadFilesAreExitTwoWithTheLineAndWriteNothing) {
 }
 
 }  // namespace
+
+namespace {
+
+// --nbody: Barnes–Hut over the command's tree, reported against the direct
+// sum. θ = 0 opens every cell, so it is the direct sum up to the order of the
+// additions; a wider opening angle approximates more and errs more.
+TEST_F(CliOctree, NbodyReportsErrorAgainstTheDirectSumThatGrowsWithTheOpeningAngle) {
+  auto nbody = [&](const std::string& theta) {
+    const int rc = run("octree --random 3000 --distribution plummer --seed 7 --nbody --theta " + theta +
+                       " --stats-json - -q");
+    EXPECT_EQ(rc, 0) << err();
+    return nlohmann::json::parse(out())["nbody"];
+  };
+  const nlohmann::json exact = nbody("0"), coarse = nbody("1"), fine = nbody("0.3");
+  for (const char* key : {"nbody_ms", "theta", "softening", "interactions", "rel_error_max", "rel_error_mean",
+                          "error_samples", "direct_ms", "direct_ms_estimated", "speedup"})
+    EXPECT_TRUE(coarse.contains(key)) << key;
+  EXPECT_EQ(exact["theta"], 0.0);
+  EXPECT_LT(exact["rel_error_max"].get<double>(), 1e-12);  // reassociation only
+  EXPECT_GT(coarse["rel_error_mean"].get<double>(), fine["rel_error_mean"].get<double>());
+  EXPECT_GT(fine["rel_error_mean"].get<double>(), exact["rel_error_mean"].get<double>());
+  // All pairs at θ = 0: n(n − 1) pair terms, fewer when cells are accepted whole.
+  EXPECT_EQ(exact["interactions"].get<uint64_t>(), 3000ull * 2999ull);
+  EXPECT_LT(coarse["interactions"].get<uint64_t>(), exact["interactions"].get<uint64_t>());
+}
+
+TEST_F(CliOctree, NbodyOptionsAreCheckedBeforeAnyWork) {
+  for (const std::string& args : {std::string("--theta 0.5"), std::string("--nbody --theta -1"),
+                                   std::string("--nbody --theta nan"), std::string("--nbody --compressed")}) {
+    EXPECT_EQ(run("octree --random 100 " + args + " -o " + path("t.octree")), 1) << args;
+    EXPECT_NE(err().find("--"), std::string::npos) << err();
+    EXPECT_TRUE(files().empty()) << args;
+  }
+}
+
+}  // namespace

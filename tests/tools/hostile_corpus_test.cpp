@@ -228,16 +228,8 @@ std::vector<Row> rows() {
                    1));
   r.push_back(make("octree_output_in_missing_directory", "octree --random 100 -o {dir}/t.octree -o {dir}/no/such/b.obj",
                    {}, 4));
-  // These runs reach the build (or --random's generator) before failing: with --backend opencl
-  // they stop at exit 3 until the octree opencl stages land (the octree-opencl branch).
-  for (Row& row : r)
-    if (row.name == "octree_dev_zero_queries" || row.name == "octree_huge_knn" ||
-        row.name == "octree_output_in_missing_directory")
-      row.opencl_defect = "opencl octree stages (octree-opencl branch)";
-  Row octree_ok = make("octree_all_equal_points", "octree {dir}/p.xyz -o {dir}/t.octree --leaf-size 1",
-                       {{"p.xyz", "1 1 1\n1 1 1\n1 1 1\n"}}, 0);
-  octree_ok.per_backend = false;  // opencl octrees are another branch's work (exit 3 here)
-  r.push_back(octree_ok);
+  r.push_back(make("octree_all_equal_points", "octree {dir}/p.xyz -o {dir}/t.octree --leaf-size 1",
+                   {{"p.xyz", "1 1 1\n1 1 1\n1 1 1\n"}}, 0));
   return r;
 }
 

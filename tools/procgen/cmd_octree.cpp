@@ -20,6 +20,7 @@
 
 #include "cli.hpp"
 #include "lsystem_options.hpp"
+#include "nbody_stats.hpp"
 #include "output_options.hpp"
 #include "procgen/budget.hpp"
 #include "procgen/input.hpp"
@@ -37,8 +38,7 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-/// What CLI11 fills. New options (the lead's --nbody --theta) go here, in
-/// addOctreeOptions and in resolveOctreeArgs.
+/// What CLI11 fills (added in addOctreeOptions, checked in resolveOctreeArgs).
 struct OctreeArgs {
   std::string points;
   uint64_t random = 0;
@@ -57,6 +57,8 @@ struct OctreeArgs {
   std::vector<int> image_size;
   std::string projection = "iso";
   uint64_t memory_budget = 0;
+  bool nbody = false;
+  double theta = 0.5;
   bool quiet = false;
   CommandOutputs outputs;
   ExecutionOptions execution;
@@ -170,6 +172,10 @@ OctreeJob resolveOctreeArgs(const OctreeArgs& a, const CLI::App& cmd) {
     usage("--split data partitions top-down: add --method top-down");
   if (a.compressed && o.method != OctreeMethod::kBottomUp) usage("--compressed is the bottom-up tree of seed §4: not with --method top-down");
   if (a.full && !a.compressed) usage("--full adds the chain nodes of a --compressed tree: add --compressed");
+  if (cmd.count("--theta") && !a.nbody) usage("--theta is the opening angle of --nbody: add --nbody");
+  if (a.nbody && a.compressed)
+    usage("--nbody needs a tree whose children are stored together: not with --compressed");
+  if (a.nbody && !(std::isfinite(a.theta) && a.theta >= 0)) usage("--theta must be finite and at least 0");
   o.compressed = a.compressed;
   o.full = a.full;
   o.leaf_size = a.leaf_size;
@@ -402,6 +408,12 @@ void runOctree(const OctreeArgs& a, const CLI::App& cmd) {
     query_ms = msSince(t_query);
   }
 
+  std::optional<NbodyRunStats> nbody;
+  if (a.nbody) {
+    progress("Barnes-Hut");
+    nbody = runNbodyStats(tree, points, a.theta, execution);
+  }
+
   for (const OctreeOutput& out : job.outputs) {
     switch (out.kind) {
       case OctreeOutput::Kind::kResults: writeResults(out.path, job, tree, results); break;
@@ -449,6 +461,7 @@ void runOctree(const OctreeArgs& a, const CLI::App& cmd) {
     j["bytes_per_point"] = bytes_per_point >= 0 ? Json(bytes_per_point) : Json(nullptr);
     j["backend"] = std::string(backendName(execution.backend));
     j["threads"] = effectiveThreads(execution);
+    if (nbody) j["nbody"] = nbodyStatsJson(*nbody);
     a.outputs.writeStats(j);
   }
   if (!a.quiet) {
@@ -459,6 +472,9 @@ void runOctree(const OctreeArgs& a, const CLI::App& cmd) {
                  hex64(octreeChecksum(tree)).c_str());
     if (job.query != QueryKind::kNone)
       std::fprintf(stderr, "; %" PRIu64 " %s queries in %.1f ms", results.count, queryName(job.query), query_ms);
+    if (nbody)
+      std::fprintf(stderr, "; Barnes-Hut theta %g in %.1f ms, %.1fx the direct sum, force error mean %.2g max %.2g",
+                   nbody->theta, nbody->nbody_ms, nbody->speedup, nbody->rel_error_mean, nbody->rel_error_max);
     std::fprintf(stderr, "\n");
   }
 }
@@ -499,6 +515,12 @@ void addOctreeOptions(CLI::App& cmd, OctreeArgs& a) {
                                      "point; without query points one absolute box)")
       ->group("Queries");
   cmd.add_option("--queries", a.queries_file, "Query points: x y z per line")->group("Queries");
+  cmd.add_flag("--nbody", a.nbody,
+               "Barnes-Hut gravity of every point (equal masses) over the tree; stats gain \"nbody\": time, force "
+               "error and speed-up against the direct sum at 1000 points")
+      ->group("Applications");
+  cmd.add_option("--theta", a.theta, "Opening angle of --nbody (0 = the direct sum; default 0.5)")
+      ->group("Applications");
   addInteger(cmd, "--random-queries", a.random_queries, "M query points uniform in the root cube, from --seed")
       ->group("Queries");
   a.outputs.addOutputs(cmd,
