@@ -67,6 +67,9 @@ struct Row {
   bool enabled = true;
   bool per_backend = true;  ///< append --backend B for serial, cpu and opencl
   std::string opencl_defect;  ///< non-empty: only the opencl run waits for this fix
+  /// Appended under a sanitizer, where RLIMIT_AS is off and so the default
+  /// budget is half the RAM: for rows that would then derive for minutes.
+  std::string sanitizer_args;
 };
 
 /// How gtest prints a row (failure headers): its arguments.
@@ -128,6 +131,7 @@ std::vector<Row> rows() {
   // budget now follows RLIMIT_AS.
   r.push_back(make("lsystem_parametric_explosion", "lsystem {dir}/m.l -n 60 -o {dir}/x.txt",
                {{"m.l", "Lsystem: 1\nAxiom: A(1)\nA(x) --> A(x+1)A(x*2)\nendlsystem\n"}}));
+  r.back().sanitizer_args = "--memory-budget 256M";
   r.push_back(make("lsystem_parametric_explosion_max_modules", "lsystem {dir}/m.l -n 60 --max-modules 100000 -o {dir}/x.txt",
                {{"m.l", "Lsystem: 1\nAxiom: A(1)\nA(x) --> A(x+1)A(x*2)\nendlsystem\n"}}));
   // 2^22 modules fit a 64 MiB budget as a string (~5 B each) but not drawn
@@ -337,7 +341,8 @@ TEST_P(HostileCorpus, ExitsAsExpectedWithinLimitsLeavingNoOutput) {
     std::ofstream(run / f.name, std::ios::binary) << f.content;
   }
   const std::set<std::string> before = filesUnder(run);
-  std::vector<std::string> args = splitArgs(c.row.args, run.string());
+  std::vector<std::string> args =
+      splitArgs(c.row.args + (procgen::test::kUnderSanitizer ? " " + c.row.sanitizer_args : ""), run.string());
   args.insert(args.begin(), PROCGEN_CLI_PATH);
   if (c.with_backend) {
     args.push_back("--backend");
