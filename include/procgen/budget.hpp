@@ -14,7 +14,23 @@ namespace procgen {
 /// The machine's physical memory in bytes (8 GiB when it cannot be read).
 uint64_t physicalMemoryBytes();
 
-/// The default budget of every command: half the physical memory.
+/// The process's address-space limit (RLIMIT_AS, the soft limit `ulimit -v`
+/// sets) in bytes, or 0 when there is none.
+uint64_t addressSpaceLimitBytes();
+
+/// The memory limit of the process's cgroup in bytes (v2 `memory.max`, v1
+/// `memory.limit_in_bytes`, the smallest along the path to the root), or 0
+/// when none is set or none can be read.
+uint64_t cgroupMemoryLimitBytes();
+
+/// The default budget of every command: half of the smallest memory limit the
+/// process is under — the physical memory, the address-space limit, the
+/// cgroup's memory limit. Half, because the budget counts only the large
+/// arrays a stage allocates: the program, the OpenCL runtime, thread stacks and
+/// the allocator's spare blocks come on top (they take hundreds of MiB of
+/// address space), and a run that reached a limit would die of std::bad_alloc
+/// (or inside the OpenCL runtime) instead of stopping with a message.
+/// Read at every call (a process may lower its limits).
 uint64_t defaultMemoryBudget();
 
 /// `budget_bytes` 0 means defaultMemoryBudget().

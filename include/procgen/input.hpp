@@ -16,7 +16,7 @@ namespace procgen {
 ///  - a path that does not exist or cannot be read;
 ///  - a directory, a character or block device (/dev/zero, a terminal) or a
 ///    socket — reading them would give nothing useful or never end;
-///  - a file larger than the memory budget (`budget_bytes`, 0 = half the RAM,
+///  - a file larger than the memory budget (`budget_bytes`, 0 = defaultMemoryBudget(),
 ///    procgen/budget.hpp): ResourceError before reading, for pipes as the
 ///    bytes arrive.
 /// Regular files and pipes (`<(cmd)`, a piped /dev/stdin) are read.

@@ -66,7 +66,7 @@ struct WriteOptions {
 
   /// The writers' in-memory buffers (PNG raster, glTF buffers, cylinder
   /// meshes) are sized before allocating and count against this budget
-  /// (0: half the physical memory, procgen/budget.hpp): ResourceError, exit 2.
+  /// (0: defaultMemoryBudget(), half of the smallest memory limit, procgen/budget.hpp): ResourceError, exit 2.
   uint64_t memory_budget_bytes = 0;
 };
 

@@ -108,7 +108,7 @@ struct DeriveOptions {
   /// The longest string allowed, axiom included; 0 means no module limit
   /// (only the memory budget limits the string).
   uint64_t max_modules = 0;
-  uint64_t memory_budget_bytes = 0;  ///< 0: half the machine's physical memory (procgen/budget.hpp)
+  uint64_t memory_budget_bytes = 0;  ///< 0: defaultMemoryBudget() (procgen/budget.hpp: half the smallest memory limit)
   Execution execution;
   /// Called after every step with (step, total steps, modules); may be empty.
   std::function<void(int, int, uint64_t)> progress;
@@ -140,7 +140,7 @@ struct InterpretOptions {
   uint64_t seed = 1;     ///< keys ran() in homomorphism successors (use the derivation's seed)
   /// Longest homomorphism expansion of the string; 0: no module limit.
   uint64_t max_modules = 0;
-  uint64_t memory_budget_bytes = 0;  ///< 0: half the machine's physical memory
+  uint64_t memory_budget_bytes = 0;  ///< 0: defaultMemoryBudget() (procgen/budget.hpp)
 };
 
 /// Interprets `string` with a 3D turtle (ABOP §1.5): starts at the origin,

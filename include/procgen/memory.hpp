@@ -9,7 +9,8 @@
 //    2 MiB and advised to transparent huge pages before their first touch, so
 //    the kernel can back every 2 MiB of them with one huge page (512× fewer
 //    faults; on Linux, in THP mode "madvise" or "always");
-//  - a freed block is kept (up to a budget of 1/8 of the RAM) and handed to the
+//  - a freed block is kept (up to an eighth of the smallest memory limit: RAM,
+//    RLIMIT_AS, cgroup; procgen/budget.hpp) and handed to the
 //    next request of about its size, so a program that generates again and
 //    again writes into pages that are already mapped;
 //  - resize(n) leaves new elements unset, so the first touch of a page is the

@@ -122,7 +122,7 @@ struct OctreeOptions {
   /// of gathering them from the caller's array (several times faster kNN on
   /// 10^6 points). Off by default: the build itself does not need it.
   bool sorted_points = false;
-  /// Bytes the build may allocate (budget.hpp; 0 = half the physical memory).
+  /// Bytes the build may allocate (budget.hpp; 0 = defaultMemoryBudget()).
   uint64_t memory_budget = 0;
 };
 

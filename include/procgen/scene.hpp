@@ -70,7 +70,7 @@ LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOption
 /// One budget for the whole scene: every instance's homomorphism expansion
 /// and geometry are sized before any is drawn, and their sum (twice: the
 /// parts and the placed whole) plus the combined string must fit the memory
-/// budget (`memory_budget_bytes` 0: half the physical memory), each
+/// budget (`memory_budget_bytes` 0: defaultMemoryBudget()), each
 /// expansion within `max_modules` (0: no limit); else ResourceError, before
 /// allocating. Throws Error when the geometry would hold a non-finite number.
 Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation& derivation,

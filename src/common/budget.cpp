@@ -1,9 +1,17 @@
 #include "procgen/budget.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
 
+#include "common/cgroup_limit.hpp"
 #include "procgen/error.hpp"
 
 namespace procgen {
@@ -15,7 +23,85 @@ uint64_t physicalMemoryBytes() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
 }
 
-uint64_t defaultMemoryBudget() { return physicalMemoryBytes() / 2; }
+uint64_t addressSpaceLimitBytes() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
+  return static_cast<uint64_t>(limit.rlim_cur);
+}
+
+namespace {
+
+/// smallest = the smaller of the two non-zero limits (0: no limit).
+void keepSmallest(uint64_t& smallest, uint64_t limit) {
+  if (limit && (!smallest || limit < smallest)) smallest = limit;
+}
+
+/// The number in a cgroup limit file; 0 for "max", a value of 2^62 or more
+/// (v1's "no limit" is 2^63 rounded down to a page) or a file that is absent.
+uint64_t readCgroupLimit(const std::string& file) {
+  std::ifstream in(file);
+  std::string text;
+  if (!(in >> text) || text.empty() || text.front() < '0' || text.front() > '9') return 0;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno != 0 || v >= (uint64_t{1} << 62)) return 0;
+  return v;
+}
+
+/// The smallest limit named `file` in `root` + `path` and its ancestors up to
+/// `root` (a limit applies to every cgroup below it). Inside a cgroup
+/// namespace the path is "/" and only the root's file counts.
+uint64_t smallestLimitAlong(const std::string& root, std::string path, const char* file) {
+  uint64_t smallest = 0;
+  for (;;) {
+    keepSmallest(smallest, readCgroupLimit(root + path + (path.empty() || path.back() != '/' ? "/" : "") + file));
+    const size_t slash = path.find_last_of('/');
+    if (path.empty() || slash == std::string::npos) break;
+    path.erase(slash);
+  }
+  return smallest;
+}
+
+}  // namespace
+
+namespace detail {
+
+uint64_t cgroupMemoryLimit(std::string_view proc_self_cgroup, const std::string& v2_root,
+                           const std::string& v1_memory_root) {
+  uint64_t smallest = 0;
+  std::istringstream in{std::string(proc_self_cgroup)};
+  for (std::string line; std::getline(in, line);) {
+    // hierarchy-id:controller,controller:path
+    const size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (line.compare(0, a, "0") == 0 && controllers.empty()) keepSmallest(smallest, smallestLimitAlong(v2_root, path, "memory.max"));
+    bool memory = false;
+    for (size_t at = 0; at <= controllers.size();) {
+      const size_t comma = std::min(controllers.find(',', at), controllers.size());
+      memory = memory || controllers.compare(at, comma - at, "memory") == 0;
+      at = comma + 1;
+    }
+    if (memory) keepSmallest(smallest, smallestLimitAlong(v1_memory_root, path, "memory.limit_in_bytes"));
+  }
+  return smallest;
+}
+
+}  // namespace detail
+
+uint64_t cgroupMemoryLimitBytes() {
+  std::ifstream in("/proc/self/cgroup");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return detail::cgroupMemoryLimit(text.str(), "/sys/fs/cgroup", "/sys/fs/cgroup/memory");
+}
+
+uint64_t defaultMemoryBudget() {
+  uint64_t limit = physicalMemoryBytes();
+  keepSmallest(limit, addressSpaceLimitBytes());
+  keepSmallest(limit, cgroupMemoryLimitBytes());
+  return limit / 2;
+}
 
 uint64_t effectiveMemoryBudget(uint64_t budget_bytes) {
   return budget_bytes ? budget_bytes : defaultMemoryBudget();

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "procgen/budget.hpp"
 #include "procgen/memory.hpp"
 
 #if defined(__linux__)
@@ -56,13 +57,10 @@ struct BlockCache {
 BlockCache& cache() {
   static BlockCache& c = *[] {
     auto* fresh = new BlockCache;
-#if defined(__linux__)
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    fresh->budget = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 8
-                                          : size_t{1} << 30;
-#else
-    fresh->budget = size_t{1} << 30;
-#endif
+    // An eighth of the smallest memory limit (RAM, RLIMIT_AS, cgroup): kept
+    // blocks stay mapped, so under `ulimit -v` they take address space the
+    // memory budget (half that limit) does not count.
+    fresh->budget = static_cast<size_t>(defaultMemoryBudget() / 4);
     return fresh;
   }();
   return c;
@@ -123,7 +121,14 @@ void* allocateLarge(size_t bytes) {
       return block.p;
     }
   }
-  void* p = mapBlock(mapped);
+  void* p = nullptr;
+  try {
+    p = mapBlock(mapped);
+  } catch (const std::bad_alloc&) {
+    // The kept blocks may be what fills the address space: give them back, retry once.
+    releaseLargeBlocks();
+    p = mapBlock(mapped);
+  }
   try {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.live.emplace(p, mapped);

@@ -306,14 +306,15 @@ class Deriver {
     uint64_t lengths[kMaxJump];
     const D0LTable* tables[kMaxJump];
     for (int m = 0; m < k; ++m) tables[m] = &jumps_[static_cast<size_t>(m)];
-    runner_->countPassD0LSteps(tables, k, lengths);
-    for (int m = 0; m < k; ++m) {
-      const ChunkCount next{lengths[m], 0, n};
-      if (!budget_.fits(next, false, false, held)) {
-        // As single steps would: the steps before this one are reported, then it fails.
-        for (int q = 0; q < m; ++q) report(first_step + q, lengths[q], stats);
-        budget_.check(next, false, false, first_step + m, held);
-      }
+    // Each length is counted and checked before the next is counted (every
+    // count is a pass over the string: on opencl, eight of them over 2^28
+    // modules took seconds before the check refused the fourth).
+    auto fits = [&](uint64_t modules) { return budget_.fits(ChunkCount{modules, 0, n}, false, false, held); };
+    const int counted = runner_->countPassD0LSteps(tables, k, lengths, fits);
+    if (const uint64_t last = lengths[counted - 1]; !fits(last)) {
+      // As single steps would: the steps before this one are reported, then it fails.
+      for (int q = 0; q + 1 < counted; ++q) report(first_step + q, lengths[q], stats);
+      budget_.check(ChunkCount{last, 0, n}, false, false, first_step + counted - 1, held);
     }
     runner_->countRewritePassD0L(*tables[k - 1], lengths[k - 1], lengths[k - 1]);
     for (int m = 0; m < k; ++m) report(first_step + m, lengths[m], stats);

@@ -82,9 +82,12 @@ uint64_t HostPassRunner::countRewritePassD0L(const D0LTable& t, uint64_t room, u
   return total;
 }
 
-void HostPassRunner::countPassD0LSteps(const D0LTable* const* tables, int k, uint64_t* lengths) {
+int HostPassRunner::countPassD0LSteps(const D0LTable* const* tables, int k, uint64_t* lengths,
+                                      const std::function<bool(uint64_t)>& fits) {
   // On this thread: the string before a jump is small (the jump writes the big one).
-  for (int m = 0; m < k; ++m) lengths[m] = countChunkD0L(*tables[m], cur_.symbols.data(), 0, cur_.size());
+  for (int m = 0; m < k; ++m)
+    if (!fits(lengths[m] = countChunkD0L(*tables[m], cur_.symbols.data(), 0, cur_.size()))) return m + 1;
+  return k;
 }
 
 // -- batched passes (paper §6) ----------------------------------------------------
@@ -102,7 +105,12 @@ ChunkCount HostPassRunner::countSegments(const std::vector<SegmentPass>& passes,
                                          std::vector<uint64_t>& rewritten) {
   const size_t n = passes.size();
   segment_passes_.assign(n, RewritePass{});
-  resizeForOverwrite(partner_, cur_.size());
+  // Bracket partners (8 bytes a module) only when a segment needs context, as
+  // the memory budget counts them (MemoryBudget::check's has_context): made
+  // for every pass, they took 8 bytes a module past the budget.
+  if (std::any_of(passes.begin(), passes.end(),
+                  [](const SegmentPass& sp) { return sp.pass.table && sp.context && !sp.d0l; }))
+    resizeForOverwrite(partner_, cur_.size());
   resizeForOverwrite(choice_, cur_.size());
   for (size_t k = 0; k < n; ++k) {
     const SegmentPass& sp = passes[k];

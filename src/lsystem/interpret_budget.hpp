@@ -28,7 +28,7 @@ struct InterpretSize {
 /// (whose homomorphism productions draw with `seed`) and checks it: throws
 /// ResourceError naming `stage` when the expansion exceeds `max_modules`
 /// (0: no limit) or when its bytes plus `held_bytes` exceed the memory budget
-/// (`budget_bytes` 0: half the physical memory). The homomorphism expansion is
+/// (`budget_bytes` 0: defaultMemoryBudget()). The homomorphism expansion is
 /// bounded per symbol over the recursion depth (exact for unconditional
 /// productions); only when the bounds straddle the limit are the expanded
 /// modules counted (serially, stopping at the limit). O(end - begin) otherwise.

@@ -12,7 +12,7 @@ namespace procgen::detail {
 
 class MemoryBudget {
  public:
-  /// `max_modules` 0: no module limit; `budget_bytes` 0: half the physical memory.
+  /// `max_modules` 0: no module limit; `budget_bytes` 0: defaultMemoryBudget().
   MemoryBudget(uint64_t max_modules, uint64_t budget_bytes);
 
   /// Throws ResourceError when the next string (`next`, from the count stage)

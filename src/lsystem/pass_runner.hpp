@@ -67,11 +67,17 @@ class PassRunner {
     rewritePassD0L(t, total);
     return total;
   }
-  /// lengths[m] = the output size of a step with tables[m], for m < k (the
-  /// sizes after each step a D0L jump skips). The last table counted is
-  /// tables[k - 1], as if by countPassD0L.
-  virtual void countPassD0LSteps(const D0LTable* const* tables, int k, uint64_t* lengths) {
-    for (int m = 0; m < k; ++m) lengths[m] = countPassD0L(*tables[m]);
+  /// lengths[m] = the output size of a step with tables[m] (the sizes after
+  /// each step a D0L jump skips), for m = 0, 1, ... up to k - 1 or up to the
+  /// first m for which fits(lengths[m]) is false: a pass over the whole string
+  /// each, so an over-budget jump stops counting where the single steps would
+  /// have stopped. Returns how many were counted; the last table counted is
+  /// counted last, as if by countPassD0L.
+  virtual int countPassD0LSteps(const D0LTable* const* tables, int k, uint64_t* lengths,
+                                const std::function<bool(uint64_t)>& fits) {
+    for (int m = 0; m < k; ++m)
+      if (!fits(lengths[m] = countPassD0L(*tables[m]))) return m + 1;
+    return k;
   }
   /// The shortest string from which a D0L jump (several steps with composed
   /// tables, derive.cpp) pays on this backend: below it the driver steps one
@@ -119,7 +125,8 @@ class HostPassRunner : public PassRunner {
   uint64_t countPassD0L(const D0LTable& t) override;
   void rewritePassD0L(const D0LTable& t, uint64_t total) override;
   uint64_t countRewritePassD0L(const D0LTable& t, uint64_t room, uint64_t expected_output) override;
-  void countPassD0LSteps(const D0LTable* const* tables, int k, uint64_t* lengths) override;
+  int countPassD0LSteps(const D0LTable* const* tables, int k, uint64_t* lengths,
+                        const std::function<bool(uint64_t)>& fits) override;
   bool cutPass() override { return cut(cur_); }
   ChunkCount countSegments(const std::vector<SegmentPass>& passes, const std::vector<uint64_t>& begin,
                            std::vector<uint64_t>& rewritten) override;

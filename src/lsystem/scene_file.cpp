@@ -67,7 +67,11 @@ class SceneLine {
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
     if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
-      fail(column0, "expected a number, got '" + s + "'");
+      fail(column0, "expected a finite number, got '" + s + "'");
+    // Finite as a double is not enough: 1e39 becomes inf as a float, which
+    // would reach the placed geometry.
+    if (!std::isfinite(static_cast<float>(v)))
+      fail(column0, "'" + s + "' is out of range for a 32-bit float (largest 3.4e38)");
     return static_cast<float>(v);
   }
 

@@ -145,6 +145,64 @@ TEST(PngWriter, LaterSegmentsDrawOverEarlierOnes) {
   EXPECT_TRUE(isColor(img, 50, 20, paletteColor(7)));
 }
 
+/// `g` written as a 120 × 120 PNG with the default options, decoded.
+Image drawn120(const Geometry& g) {
+  TempDir dir;
+  WriteOptions options;
+  options.width = options.height = 120;
+  writeGeometry(g, dir / "drawn.png", options);
+  return decode(dir / "drawn.png");
+}
+
+/// Pixels of `img` that are `color` (within one step a channel).
+int pixelsOf(const Image& img, Vec3 color) {
+  int n = 0;
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) n += isColor(img, x, y, color);
+  return n;
+}
+
+// A stroke far wider than the model (`--width 1e38`) covers the whole view,
+// and the view is still fitted to the model (issue 16): the widths grow the
+// bounds by at most the centre lines' extent. By hand: centre lines x in
+// [0, 1], y = 0, extent 1; bounds x in [-1, 2], y in [-1, 1]; 120 × 120,
+// margin 0.02·120 + 0.5 = 2.9 px, scale = 114.2 / 3 px per unit; the thin
+// stroke (width 0.1: radius 1.9 px) on top runs from x = 60 − scale/2 to
+// 60 + scale/2 along y = 60. The old fit (bounds ±5e37) made the thin stroke a
+// dot and the wide one a disc inscribed in the image, corners left bare.
+TEST(PngWriter, StrokeWiderThanTheModelCoversTheViewFittedToTheModel) {
+  Geometry g;
+  g.segments.push_back(makeSegment({0, 0, 0}, {1, 0, 0}, 1e38f, 1));
+  g.segments.push_back(makeSegment({0, 0, 0}, {1, 0, 0}, 0.1f, 2));
+  const Image img = drawn120(g);
+  const Vec3 wide = paletteColor(1), thin = paletteColor(2);
+  EXPECT_EQ(pixelsOf(img, WriteOptions().background), 0);
+  for (auto [x, y] : {std::pair{0, 0}, {119, 0}, {0, 119}, {119, 119}, {25, 60}, {95, 60}, {60, 50}, {60, 70}})
+    EXPECT_TRUE(isColor(img, x, y, wide)) << x << "," << y;
+  for (auto [x, y] : {std::pair{45, 59}, {60, 60}, {75, 59}, {75, 60}}) EXPECT_TRUE(isColor(img, x, y, thin)) << x << "," << y;
+  const double scale = 114.2 / 3.0, r = 0.05 * scale;
+  const double area = scale * 2 * r + M_PI * r * r;
+  EXPECT_NEAR(totalCoverage(img, thin, wide), area, 0.05 * area);
+}
+
+// A stroke that covers the whole image hides the strokes before it and none
+// after it (the writer starts drawing at the last such stroke).
+TEST(PngWriter, StrokeCoveringTheImageHidesOnlyEarlierStrokes) {
+  Geometry g;
+  g.segments.push_back(makeSegment({0, 0, 0}, {1, 0, 0}, 0.1f, 2));
+  g.segments.push_back(makeSegment({0, 0, 0}, {1, 0, 0}, 1e38f, 1));
+  g.segments.push_back(makeSegment({0.5f, -0.5f, 0}, {0.5f, 0.5f, 0}, 0.1f, 3));
+  g.segments.push_back(makeSegment({0, 0, 0}, {1, 0, 0}, 1e30f, 4));  // wide, but not the last
+  g.segments.push_back(makeSegment({0.5f, -0.5f, 0}, {0.5f, 0.5f, 0}, 0.1f, 3));
+  const Image img = drawn120(g);
+  const Vec3 covering = paletteColor(4), after = paletteColor(3);
+  EXPECT_EQ(pixelsOf(img, WriteOptions().background), 0);
+  EXPECT_EQ(pixelsOf(img, paletteColor(2)), 0);
+  EXPECT_EQ(pixelsOf(img, paletteColor(1)), 0);
+  for (auto [x, y] : {std::pair{0, 0}, {119, 119}, {20, 60}, {100, 60}}) EXPECT_TRUE(isColor(img, x, y, covering));
+  for (int y : {45, 60, 75}) EXPECT_TRUE(isColor(img, 59, y, after) || isColor(img, 60, y, after)) << y;
+}
+
 TEST(PngWriter, HairlinesAreAtLeastMinLinePxWide) {
   TempDir dir;
   Geometry g;

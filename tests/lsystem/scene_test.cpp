@@ -224,6 +224,15 @@ TEST_F(SceneTest, MalformedLinesGiveFileLineColumn) {
       {"missing.l n=1", "s.scene:2:1:", "cannot read model"},
       {"\"m.l", "s.scene:2:1:", "unterminated"},
       {"m.l k=(", "m.l:", "error"},  // the model's own diagnostic for the bad constant
+      // Non-finite values never reach the placed geometry: inf and nan, and
+      // numbers finite as doubles but not as floats, are refused where written.
+      {"m.l scale=inf", "s.scene:2:11:", "finite number"},
+      {"m.l scale=nan", "s.scene:2:11:", "finite number"},
+      {"m.l angle=-inf", "s.scene:2:11:", "finite number"},
+      {"m.l scale=1e39", "s.scene:2:11:", "out of range for a 32-bit float"},
+      {"m.l at=0,1e39,0", "s.scene:2:10:", "out of range for a 32-bit float"},
+      {"m.l rotate=nan,0,0", "s.scene:2:12:", "finite number"},
+      {"m.l width=-3.5e38", "s.scene:2:11:", "out of range for a 32-bit float"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.line);

@@ -74,8 +74,8 @@ CLI::Option* addMemoryBudgetOption(CLI::App& cmd, uint64_t& memory_budget) {
               throw CLI::ValidationError("--memory-budget", "expected a size such as 512M or 4G, not '" + text + "'");
             memory_budget = *bytes;
           },
-          "Memory every stage may use, e.g. 512M, 4G (default: half the RAM); a run that would need more "
-          "stops before allocating, exit 2")
+          "Memory every stage may use, e.g. 512M, 4G (default: half the RAM, or of ulimit -v or the "
+          "cgroup limit when smaller); a run that would need more stops before allocating, exit 2")
       ->type_name("SIZE")
       ->group("Limits");
 }

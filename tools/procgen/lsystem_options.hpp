@@ -29,7 +29,7 @@ struct TurtleOptions {
 /// homomorphism expansion, interpretation, writers), docs/reliability.md.
 struct BudgetOptions {
   uint64_t max_modules = 0;     ///< 0: no module limit
-  uint64_t memory_budget = 0;   ///< bytes; 0: half the physical memory
+  uint64_t memory_budget = 0;   ///< bytes; 0: defaultMemoryBudget()
 
   void add(CLI::App& cmd);
   void apply(DeriveOptions& options) const {

@@ -10,6 +10,7 @@
 #include "procgen/image.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -27,12 +28,27 @@ void writePngPreview(const Geometry& geometry, ByteSink& sink, const WriteOption
   if (projectedBounds(geometry, proj, lo, hi)) {
     const float margin = 0.02f * std::min(width, height) + 0.5f * options.min_line_px;
     const PixelView view = fitPixelView(lo, hi, width, height, margin);
+    // The view holds every centre line, so a stroke as wide as the image's
+    // diagonal covers it all: clamping the radius there changes no pixel and
+    // keeps `width × scale` from overflowing to inf (which draws nothing).
     const float min_radius = 0.5f * options.min_line_px;
-    for (const Segment& s : geometry.segments) {
-      const float radius = std::max(0.5f * std::fabs(s.width) * view.scale, min_radius);
-      Vec3 color = paletteColor(s.color);
-      raster.drawSegment(view.toPixel(project(proj, s.start)), view.toPixel(project(proj, s.end)),
-                         radius, color);
+    const float max_radius = std::hypot(float(width), float(height)) + 1.0f;
+    const SegmentArray& segments = geometry.segments;
+    auto radiusOf = [&](const Segment& s) {
+      return std::min(std::max(0.5f * std::fabs(s.width) * view.scale, min_radius), max_radius);
+    };
+    auto pixel = [&](const Vec3& p) { return view.toPixel(project(proj, p)); };
+    // In painter's order a stroke that covers the whole image hides every one
+    // before it: drawing starts at the last such stroke, so strokes wider than
+    // the image cost one image's pixels in all, not one each (issue 16).
+    size_t first = segments.size();
+    while (first > 0 && !raster.coversImage(pixel(segments[first - 1].start), pixel(segments[first - 1].end),
+                                            radiusOf(segments[first - 1])))
+      --first;
+    if (first > 0) --first;  // the covering stroke itself is drawn
+    for (size_t i = first; i < segments.size(); ++i) {
+      const Segment& s = segments[i];
+      raster.drawSegment(pixel(s.start), pixel(s.end), radiusOf(s), paletteColor(s.color));
     }
     std::vector<Vec2> points;
     for (size_t p = 0; p < geometry.polygonCount(); ++p) {

@@ -28,8 +28,14 @@ inline Vec2 project(Projection projection, const Vec3& p) {
   return {p.x, p.y};
 }
 
-/// Screen-space bounds of the projected model, each segment grown by half its
-/// width so thick strokes are not clipped. Returns false when there is nothing.
+/// Screen-space bounds of the projected model: its centre lines and polygon
+/// vertices, each segment grown by half its width so that thick strokes are
+/// not clipped, but by no more than the centre lines' extent (the larger side
+/// of their box). So a stroke far wider than the model (`--width 1e38`) does
+/// not shrink the model to a point inside an image-sized disk: the model keeps
+/// at least a third of the view, and the stroke covers the view. A model of
+/// one point is the exception: its dot is fitted to the view. Returns false
+/// when there is nothing.
 inline bool projectedBounds(const Geometry& geometry, Projection projection, Vec2& lo, Vec2& hi) {
   float min_x = INFINITY, min_y = INFINITY, max_x = -INFINITY, max_y = -INFINITY;
   auto add = [&](Vec2 p, float r) {
@@ -39,12 +45,20 @@ inline bool projectedBounds(const Geometry& geometry, Projection projection, Vec
     max_y = std::max(max_y, p.y + r);
   };
   for (const Segment& s : geometry.segments) {
-    float r = 0.5f * std::fabs(s.width);
-    add(project(projection, s.start), r);
-    add(project(projection, s.end), r);
+    add(project(projection, s.start), 0.0f);
+    add(project(projection, s.end), 0.0f);
   }
   for (const Vec3& v : geometry.polygon_vertices) add(project(projection, v), 0.0f);
   if (!(min_x <= max_x && min_y <= max_y)) return false;
+  // A model that is a point (extent 0) has only its widths for a size: its
+  // dot is fitted to the image.
+  const float extent = std::max(max_x - min_x, max_y - min_y);
+  const float cap = extent > 0.0f ? extent : INFINITY;
+  for (const Segment& s : geometry.segments) {
+    const float r = std::min(0.5f * std::fabs(s.width), cap);
+    add(project(projection, s.start), r);
+    add(project(projection, s.end), r);
+  }
   lo = {min_x, min_y};
   hi = {max_x, max_y};
   return true;

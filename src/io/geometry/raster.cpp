@@ -56,6 +56,21 @@ void Raster::drawSegment(Vec2 a, Vec2 b, float radius, Vec3 color) {
   }
 }
 
+bool Raster::coversImage(Vec2 a, Vec2 b, float radius) const {
+  if (!(radius >= 0.5f)) return false;  // thinner strokes are drawn translucent
+  // Coverage is 1 where the distance to the segment is at most radius - 0.5;
+  // the capsule is convex, so the four corner pixel centres decide.
+  const float dx = b.x - a.x, dy = b.y - a.y, len2 = dx * dx + dy * dy;
+  for (const Vec2 c : {Vec2{0.5f, 0.5f}, Vec2{width_ - 0.5f, 0.5f}, Vec2{0.5f, height_ - 0.5f},
+                       Vec2{width_ - 0.5f, height_ - 0.5f}}) {
+    const float px = c.x - a.x, py = c.y - a.y;
+    const float t = len2 > 0.0f ? std::clamp((px * dx + py * dy) / len2, 0.0f, 1.0f) : 0.0f;
+    const float ex = px - t * dx, ey = py - t * dy;
+    if (!(std::sqrt(ex * ex + ey * ey) <= radius - 0.5f)) return false;
+  }
+  return true;
+}
+
 // Deposits the signed area of edge p0→p1 into accum_ (buf_width columns per
 // row, x already clamped to [0, buf_width-2]). Adapted from font-rs
 // (Raph Levien, Apache-2.0) `Raster::draw_line`.

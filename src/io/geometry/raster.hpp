@@ -26,6 +26,9 @@ class Raster {
   /// Capsule from a to b (pixel coordinates), radius in pixels. Radii below
   /// half a pixel are drawn at half a pixel with proportionally less opacity.
   void drawSegment(Vec2 a, Vec2 b, float radius, Vec3 color);
+  /// Whether drawSegment(a, b, radius, ·) covers every pixel fully (coverage
+  /// 1 at full opacity): then it hides everything drawn before it.
+  bool coversImage(Vec2 a, Vec2 b, float radius) const;
   /// Filled polygon (any orientation, non-zero rule); parts outside the image are clipped.
   void fillPolygon(const Vec2* points, size_t count, Vec3 color);
 
