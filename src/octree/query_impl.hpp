@@ -46,7 +46,10 @@ inline uint32_t locateOne(const Octree& t, double x, double y, double z) {
   for (int a = 0; a < 3; ++a)
     if (!(p[a] >= lo[a] && (p[a] - lo[a] < side || (side == 0 && p[a] == lo[a])))) return kOctreeNone;
   const uint64_t key = pgOctreeKey(x, y, z, lo[0], lo[1], lo[2], side);
-  while (t.first_child[node] != kOctreeNone) node = t.first_child[node] + pgOctreeDigit(key, t.level[node] + 1);
+  // Level order: a node's children are one level down, so the depth is a
+  // counter rather than a read of t.level.
+  int level = 0;
+  for (uint32_t fc; (fc = t.first_child[node]) != kOctreeNone;) node = fc + pgOctreeDigit(key, ++level);
   return node;
 }
 
@@ -105,10 +108,11 @@ struct Geometry {
   }
 };
 
-/// A node to visit: its squared box distance and its cell's lower corner.
+/// A node to visit: its squared box distance, its level and its cell's lower corner.
 struct Visit {
   double md;
   uint32_t node;
+  int level;
   double lo[3];
 };
 
@@ -125,33 +129,51 @@ inline double cornerDist2(const double* lo, double w, double slack, const double
 /// Depth-first branch and bound over non-empty nodes, nearest child first:
 /// leaf(node) for every leaf not pruned by prune(box distance²). Child cells
 /// are the parent's corner plus half its width per set digit bit, widened by
-/// the slack (side·2^-40) like cellBox.
+/// the slack (side·2^-40) like cellBox. The distances of the 8 children come
+/// from 2 per axis (lower and upper half), summed in axis order as
+/// cornerDist2 sums them; children already pruned are not pushed.
 template <typename Prune, typename Leaf>
 void descend(const Octree& t, const Geometry& g, const double* q, std::vector<Visit>& stack, Prune&& prune,
              Leaf&& leaf) {
   stack.clear();
-  Visit root{0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
+  Visit root{0, 0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
   root.md = cornerDist2(root.lo, g.width[0], g.slack, q);
   stack.push_back(root);
+  const uint32_t* first_child = t.first_child.data();
+  const uint32_t* begin = t.begin.data();
+  const uint32_t* end = t.end.data();
   while (!stack.empty()) {
     const Visit v = stack.back();
     stack.pop_back();
     if (prune(v.md)) continue;
-    const uint32_t fc = t.first_child[v.node];
+    const uint32_t fc = first_child[v.node];
     if (fc == kOctreeNone) {
       leaf(v.node);
       continue;
     }
-    const double half = g.width[t.level[v.node] + 1];
+    const double half = g.width[v.level + 1];
+    double axis_d2[3][2];  // [axis][upper half]
+    double corner[3][2];
+    for (int a = 0; a < 3; ++a)
+      for (int up = 0; up < 2; ++up) {
+        const double lo = v.lo[a] + (up ? half : 0.0);
+        const double b0 = lo - g.slack, b1 = lo + half + g.slack;
+        const double d = q[a] < b0 ? b0 - q[a] : (q[a] > b1 ? q[a] - b1 : 0.0);
+        corner[a][up] = lo;
+        axis_d2[a][up] = d * d;
+      }
     Visit kids[8];
     int k = 0;
     for (uint32_t d = 0; d < 8; ++d) {
       const uint32_t ch = fc + d;
-      if (t.begin[ch] == t.end[ch]) continue;
+      if (begin[ch] == end[ch]) continue;
+      const double md = axis_d2[0][d & 1] + axis_d2[1][(d >> 1) & 1] + axis_d2[2][d >> 2];
+      if (prune(md)) continue;
       Visit& c = kids[k++];
+      c.md = md;
       c.node = ch;
-      for (int a = 0; a < 3; ++a) c.lo[a] = v.lo[a] + (((d >> a) & 1) ? half : 0.0);
-      c.md = cornerDist2(c.lo, half, g.slack, q);
+      c.level = v.level + 1;
+      for (int a = 0; a < 3; ++a) c.lo[a] = corner[a][(d >> a) & 1];
     }
     // Farthest pushed first so that the nearest is popped first (ties: lower id first).
     for (int i = 1; i < k; ++i)  // insertion sort of at most 8
@@ -163,23 +185,51 @@ void descend(const Octree& t, const Geometry& g, const double* q, std::vector<Vi
   }
 }
 
+/// The k best candidates so far, ascending by (d2, index), in a fixed array:
+/// insertion from the back (k is small: 8 for the benchmark).
+struct KBest {
+  std::vector<Candidate> items;
+  uint32_t k = 0, size = 0;
+  void reset(uint32_t capacity) {
+    k = capacity;
+    size = 0;
+    if (items.size() < k) items.resize(k);
+  }
+  bool full() const { return size == k; }
+  double worst() const { return items[size - 1].d2; }
+  void offer(const Candidate& c) {
+    if (size == k && !(c < items[k - 1])) return;
+    uint32_t at = size == k ? k - 1 : size++;
+    for (; at > 0 && c < items[at - 1]; --at) items[at] = items[at - 1];
+    items[at] = c;
+  }
+};
+
 /// k nearest of query q into best (sorted ascending, at most k).
 inline void knnOne(const Octree& t, const Geometry& g, const OctreePoints& pts, const double* q, uint32_t k,
-                   std::vector<Candidate>& best, std::vector<Visit>& stack) {
-  best.clear();
+                   KBest& best, std::vector<Visit>& stack) {
+  best.reset(k);
   if (k == 0) return;
-  descend(
-      t, g, q, stack, [&](double md) { return best.size() == k && md > best.back().d2; },
-      [&](uint32_t node) {
-        for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
-          const uint32_t idx = t.order[j];
-          const Candidate c{leafDist2(t, pts, j, q), idx};
-          if (best.size() == k && !(c < best.back())) continue;
-          auto at = std::upper_bound(best.begin(), best.end(), c);
-          if (best.size() == k) best.pop_back();
-          best.insert(at, c);
-        }
-      });
+  const uint32_t* order = t.order.data();
+  const uint32_t* begin = t.begin.data();
+  const uint32_t* end = t.end.data();
+  const double* sorted = t.xyz.empty() ? nullptr : t.xyz.data();
+  auto prune = [&](double md) { return best.full() && md > best.worst(); };
+  auto visitLeaf = [&](uint32_t node) {
+    for (uint32_t j = begin[node]; j < end[node]; ++j) {
+      double d2;
+      if (sorted) {
+        const double* p = sorted + 3 * static_cast<uint64_t>(j);
+        const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+        d2 = dx * dx + dy * dy + dz * dz;
+      } else {
+        d2 = pointDist2(pts, order[j], q);
+      }
+      if (best.full() && d2 > best.worst()) continue;  // (ties decided by index in offer)
+      best.offer(Candidate{d2, order[j]});
+    }
+  };
+  descend(t, g, q, stack, prune, visitLeaf);
 }
 
 template <typename Par>
@@ -189,15 +239,14 @@ void knnBatch(Par& par, const Octree& t, const OctreePoints& pts, const double* 
   const Geometry g(t);
   const Plan plan = par.plan(m, 256);
   par.forEach(plan, [&](uint64_t, uint64_t b, uint64_t e) {
-    std::vector<Candidate> best;
-    best.reserve(k + 1);
+    KBest best;
     std::vector<Visit> stack;
     for (uint64_t q = b; q < e; ++q) {
       knnOne(t, g, pts, xyz + 3 * q, k, best, stack);
       for (uint32_t j = 0; j < k; ++j) {
-        const bool have = j < best.size();
-        out[q * k + j] = have ? best[j].index : kOctreeNone;
-        if (dist2) dist2[q * k + j] = have ? best[j].d2 : std::numeric_limits<double>::infinity();
+        const bool have = j < best.size;
+        out[q * k + j] = have ? best.items[j].index : kOctreeNone;
+        if (dist2) dist2[q * k + j] = have ? best.items[j].d2 : std::numeric_limits<double>::infinity();
       }
     }
   });
