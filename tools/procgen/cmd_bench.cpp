@@ -508,6 +508,17 @@ Json columnsJson(const std::vector<Column>& columns) {
   return cols;
 }
 
+/// Per column, against serial: {median, q1, q3} of the per-round ratios (null: serial or failed).
+Json speedupsJson(const StageTimes& st) {
+  Json out = Json::array();
+  for (size_t k = 0; k < st.runs.size(); ++k) {
+    const Speedup sp = k == 0 ? Speedup{} : st.speedup(k);
+    if (sp.valid()) out.push_back({{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}});
+    else out.push_back(nullptr);
+  }
+  return out;
+}
+
 Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns) {
   Json j;
   j["columns"] = columnsJson(columns);
@@ -523,13 +534,7 @@ Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns)
       const std::string name = stage == 0 ? "derive" : "interpret";
       Json& ms = r[name + "_ms"] = Json::array();
       for (size_t k = 0; k < st.runs.size(); ++k) ms.push_back(st.medianMs(k));
-      // Per column, against serial: {median, q1, q3} of the per-round ratios (null: serial or failed).
-      Json& speedups = r[name + "_speedup"] = Json::array();
-      for (size_t k = 0; k < st.runs.size(); ++k) {
-        const Speedup sp = k == 0 ? Speedup{} : st.speedup(k);
-        if (sp.valid()) speedups.push_back({{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}});
-        else speedups.push_back(nullptr);
-      }
+      r[name + "_speedup"] = speedupsJson(st);
       jsonOneShot(r, name, st, stage == 0 ? row.derive_cold : row.interpret_cold,
                   stage == 0 ? row.derive_floor : row.interpret_floor,
                   stage == 0 ? row.derive_bytes : row.interpret_bytes, columns.size());
@@ -910,16 +915,6 @@ std::string speedupCell(const StageTimes& st, size_t k) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f× (%.2f–%.2f)", sp.median, sp.q1, sp.q3);
   return buf;
-}
-
-Json speedupsJson(const StageTimes& st) {
-  Json out = Json::array();
-  for (size_t k = 0; k < st.runs.size(); ++k) {
-    const Speedup sp = k == 0 ? Speedup{} : st.speedup(k);
-    if (sp.valid()) out.push_back({{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}});
-    else out.push_back(nullptr);
-  }
-  return out;
 }
 
 /// `procgen bench octree`: the bucketed bottom-up build (leaf size 16) at
