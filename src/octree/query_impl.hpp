@@ -141,9 +141,11 @@ inline constexpr uint8_t kPushOrder[8] = {7, 6, 5, 3, 4, 2, 1, 0};
 /// (side·2^-40) like cellBox; their distances come from 2 per axis (lower
 /// and upper half), summed in axis order as cornerDist2 sums them. Children
 /// already pruned are not pushed, and a node is tested again when popped
-/// (prune may have tightened meanwhile).
+/// (prune may have tightened meanwhile). The subtree of `skip` is left out
+/// (a caller that has already seen its points).
 template <typename Prune, typename Leaf>
-void descend(const Octree& t, const Geometry& g, const double* q, Prune&& prune, Leaf&& leaf) {
+void descend(const Octree& t, const Geometry& g, const double* q, Prune&& prune, Leaf&& leaf,
+             uint32_t skip = kOctreeNone) {
   // At most 7 pending siblings per level plus one node's 8 children.
   Visit stack[8 * (kOctreeMaxLevel + 1)];
   int top = 0;
@@ -178,11 +180,15 @@ void descend(const Octree& t, const Geometry& g, const double* q, Prune&& prune,
       }
       near |= (q[a] >= corner[a][1] ? 1u : 0u) << a;
     }
+    // The 8 distances at once, straight-line (12 additions in cornerDist2's order: x + y, then + z).
+    double xy[4], child_d2[8];
+    for (int d = 0; d < 4; ++d) xy[d] = axis_d2[0][d & 1] + axis_d2[1][d >> 1];
+    for (int d = 0; d < 8; ++d) child_d2[d] = xy[d & 3] + axis_d2[2][d >> 2];
     for (const uint8_t mask : kPushOrder) {
       const uint32_t d = near ^ mask;
       const uint32_t ch = fc + d;
-      if (begin[ch] == end[ch]) continue;
-      const double md = axis_d2[0][d & 1] + axis_d2[1][(d >> 1) & 1] + axis_d2[2][d >> 2];
+      if (begin[ch] == end[ch] || ch == skip) continue;
+      const double md = child_d2[d];
       if (prune(md)) continue;
       Visit& c = stack[top++];
       c.md = md;
@@ -231,17 +237,38 @@ inline void knnOne(const Octree& t, const Geometry& g, const OctreePoints& pts, 
     const double dz = static_cast<double>(p[2]) - q[2];
     return dx * dx + dy * dy + dz * dz;
   };
-  auto visitLeaf = [&](uint32_t node) {
-    for (uint32_t j = begin[node]; j < end[node]; ++j) {
-      const uint32_t idx = order[j];
-      const double d2 = sorted ? dist2(sorted + 3 * static_cast<uint64_t>(j))
-                               : pts.xyz64 ? dist2(pts.xyz64 + 3 * static_cast<uint64_t>(idx))
-                                           : dist2(pts.xyz32 + 3 * static_cast<uint64_t>(idx));
+  // One loop per source of the coordinates, so the choice is not made per point.
+  auto scan = [&](uint32_t b, uint32_t e, auto&& point) {
+    for (uint32_t j = b; j < e; ++j) {
+      const double d2 = dist2(point(j));
       if (d2 > best.bound) continue;  // (ties are decided by index in offer)
-      best.offer(Candidate{d2, idx});
+      best.offer(Candidate{d2, order[j]});
     }
   };
-  descend(t, g, q, [&](double md) { return md > best.bound; }, visitLeaf);
+  auto visitLeaf = [&](uint32_t node) {
+    const uint32_t b = begin[node], e = end[node];
+    if (sorted) scan(b, e, [&](uint32_t j) { return sorted + 3 * static_cast<uint64_t>(j); });
+    else if (pts.xyz64) scan(b, e, [&](uint32_t j) { return pts.xyz64 + 3 * static_cast<uint64_t>(order[j]); });
+    else scan(b, e, [&](uint32_t j) { return pts.xyz32 + 3 * static_cast<uint64_t>(order[j]); });
+  };
+  // Seed the bound before the descent: the deepest node on the query's path
+  // (its key, clamped to the cube) that holds at least k points is scanned
+  // whole — on the uniform cloud the leaf's parent, ~30 points — so the
+  // descent starts with a finite bound and prunes at every level; it then
+  // skips that node. The bound is the k-th distance among points seen, so
+  // pruning stays exact.
+  uint32_t seed = 0;
+  const uint32_t* first_child = t.first_child.data();
+  const uint64_t key = pgOctreeKey(q[0], q[1], q[2], t.cube.min[0], t.cube.min[1], t.cube.min[2], t.cube.side);
+  int level = 0;
+  for (uint32_t fc; (fc = first_child[seed]) != kOctreeNone;) {
+    const uint32_t child = fc + pgOctreeDigit(key, ++level);
+    if (end[child] - begin[child] < k) break;
+    seed = child;
+  }
+  visitLeaf(seed);  // (any node: its points are order[begin .. end))
+  if (seed == 0) return;  // the root: every point is seen
+  descend(t, g, q, [&](double md) { return md > best.bound; }, visitLeaf, seed);
 }
 
 /// Batches of at least this many queries are answered in Morton order.
