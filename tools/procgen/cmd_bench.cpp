@@ -1063,16 +1063,20 @@ void runBenchOctree(const BenchOptions& o, const OctreeBenchOptions& ob) {
     for (size_t k = 0; k < columns.size(); ++k) a.push_back(value(k));
     return a;
   };
+  // What every row has per column: steady median, whether the column ran, paired speedup, cold median.
+  auto columnFigures = [&](Json& row, const StageTimes& steady, const OneShot& cold) {
+    row["ms"] = perColumn([&](size_t k) { return steady.medianMs(k); });
+    row["available"] = perColumn([&](size_t k) { return !steady.runs[k].empty(); });
+    row["speedup"] = speedupsJson(steady);
+    row["cold_ms"] = perColumn([&](size_t k) { return cold.medianMs(k); });
+  };
   Json& jb = j["builds"] = Json::array();
   for (const OctreeBuildRow& r : builds) {
     Json row;
     row["points"] = r.points;
     row["distribution"] = r.distribution;
     row["nodes"] = r.nodes;
-    row["ms"] = perColumn([&](size_t k) { return r.steady.medianMs(k); });
-    row["available"] = perColumn([&](size_t k) { return !r.steady.runs[k].empty(); });
-    row["speedup"] = speedupsJson(r.steady);
-    row["cold_ms"] = perColumn([&](size_t k) { return r.cold.medianMs(k); });
+    columnFigures(row, r.steady, r.cold);
     row["peak_bytes_per_point"] = perColumn([&](size_t k) { return r.peak.medianMs(k); });
     row["accounted_bytes_per_point"] = r.accounted;
     jb.push_back(std::move(row));
@@ -1084,10 +1088,7 @@ void runBenchOctree(const BenchOptions& o, const OctreeBenchOptions& ob) {
     row["points"] = qn;
     row["queries"] = r.queries;
     row["sorted_points"] = ob.sorted_points;
-    row["ms"] = perColumn([&](size_t k) { return r.steady.medianMs(k); });
-    row["available"] = perColumn([&](size_t k) { return !r.steady.runs[k].empty(); });
-    row["speedup"] = speedupsJson(r.steady);
-    row["cold_ms"] = perColumn([&](size_t k) { return r.cold.medianMs(k); });
+    columnFigures(row, r.steady, r.cold);
     jq.push_back(std::move(row));
   }
   o.outputs.writeStats(j);
