@@ -53,42 +53,29 @@ inline uint32_t locateOne(const Octree& t, double x, double y, double z) {
   return node;
 }
 
-/// The cell box of a node, widened by side·2^-40 on every side so that a
-/// point whose quantization rounded across a cell wall still lies inside.
-struct CellBox {
-  double lo[3], hi[3];
-};
-
-inline CellBox cellBox(const Octree& t, uint32_t node) {
-  const int l = t.level[node];
-  const uint64_t start = pgOctreeCellBegin(l, t.prefix[node]);
-  const uint32_t q[3] = {pgOctreeCompact(start), pgOctreeCompact(start >> 1), pgOctreeCompact(start >> 2)};
-  const double cell = t.cube.side / 2097152.0;
-  const double width = static_cast<double>(1u << (kOctreeMaxLevel - l)) * cell;
-  const double slack = std::ldexp(t.cube.side, -40);
-  CellBox box;
-  for (int a = 0; a < 3; ++a) {
-    box.lo[a] = t.cube.min[a] + static_cast<double>(q[a]) * cell - slack;
-    box.hi[a] = box.lo[a] + width + 2 * slack;
+/// f(j, p) for the points at positions b .. e of `order`, p pointing at
+/// their x y z (const double* or const float*): the tree's sorted copy when
+/// it has one (the same doubles), else the caller's array gathered through
+/// `order`. The source is chosen once per call, not per point.
+template <typename F>
+void forPoints(const Octree& t, const OctreePoints& pts, uint32_t b, uint32_t e, F&& f) {
+  const uint32_t* order = t.order.data();
+  if (!t.xyz.empty()) {
+    for (uint32_t j = b; j < e; ++j) f(j, t.xyz.data() + 3 * static_cast<uint64_t>(j));
+  } else if (pts.xyz64) {
+    for (uint32_t j = b; j < e; ++j) f(j, pts.xyz64 + 3 * static_cast<uint64_t>(order[j]));
+  } else {
+    for (uint32_t j = b; j < e; ++j) f(j, pts.xyz32 + 3 * static_cast<uint64_t>(order[j]));
   }
-  return box;
 }
 
-inline double pointDist2(const OctreePoints& pts, uint32_t i, const double* q) {
-  const double dx = pts.coord(i, 0) - q[0];
-  const double dy = pts.coord(i, 1) - q[1];
-  const double dz = pts.coord(i, 2) - q[2];
-  return dx * dx + dy * dy + dz * dz;
-}
-
-/// Distance² of the point at position j of `order`: from the tree's sorted
-/// copy when it has one (the same doubles, so the same value), else gathered.
-inline double leafDist2(const Octree& t, const OctreePoints& pts, uint32_t j, const double* q) {
-  if (t.xyz.empty()) return pointDist2(pts, t.order[j], q);
-  const double* p = &t.xyz[3 * static_cast<uint64_t>(j)];
-  const double dx = p[0] - q[0];
-  const double dy = p[1] - q[1];
-  const double dz = p[2] - q[2];
+/// Squared distance in double of a point (widened to double) to q, computed
+/// as the contract says: (px-qx)² + (py-qy)² + (pz-qz)².
+template <typename T>
+double dist2To(const T* p, const double* q) {
+  const double dx = static_cast<double>(p[0]) - q[0];
+  const double dy = static_cast<double>(p[1]) - q[1];
+  const double dz = static_cast<double>(p[2]) - q[2];
   return dx * dx + dy * dy + dz * dz;
 }
 
@@ -138,7 +125,8 @@ inline constexpr uint8_t kPushOrder[8] = {7, 6, 5, 3, 4, 2, 1, 0};
 /// an order that finds close points early without sorting the children by
 /// distance; the result never depends on it. Child cells are the parent's
 /// corner plus half its width per set digit bit, widened by the slack
-/// (side·2^-40) like cellBox; their distances come from 2 per axis (lower
+/// (side·2^-40) so that rounding in the quantization never prunes a point;
+/// their distances come from 2 per axis (lower
 /// and upper half), summed in axis order as cornerDist2 sums them. Children
 /// already pruned are not pushed, and a node is tested again when popped
 /// (prune may have tightened meanwhile). The subtree of `skip` is left out
@@ -230,26 +218,12 @@ inline void knnOne(const Octree& t, const Geometry& g, const OctreePoints& pts, 
   const uint32_t* order = t.order.data();
   const uint32_t* begin = t.begin.data();
   const uint32_t* end = t.end.data();
-  const double* sorted = t.xyz.empty() ? nullptr : t.xyz.data();
-  auto dist2 = [&](const auto* p) {
-    const double dx = static_cast<double>(p[0]) - q[0];
-    const double dy = static_cast<double>(p[1]) - q[1];
-    const double dz = static_cast<double>(p[2]) - q[2];
-    return dx * dx + dy * dy + dz * dz;
-  };
-  // One loop per source of the coordinates, so the choice is not made per point.
-  auto scan = [&](uint32_t b, uint32_t e, auto&& point) {
-    for (uint32_t j = b; j < e; ++j) {
-      const double d2 = dist2(point(j));
-      if (d2 > best.bound) continue;  // (ties are decided by index in offer)
-      best.offer(Candidate{d2, order[j]});
-    }
-  };
   auto visitLeaf = [&](uint32_t node) {
-    const uint32_t b = begin[node], e = end[node];
-    if (sorted) scan(b, e, [&](uint32_t j) { return sorted + 3 * static_cast<uint64_t>(j); });
-    else if (pts.xyz64) scan(b, e, [&](uint32_t j) { return pts.xyz64 + 3 * static_cast<uint64_t>(order[j]); });
-    else scan(b, e, [&](uint32_t j) { return pts.xyz32 + 3 * static_cast<uint64_t>(order[j]); });
+    forPoints(t, pts, begin[node], end[node], [&](uint32_t j, const auto* p) {
+      const double d2 = dist2To(p, q);
+      if (d2 > best.bound) return;  // (ties are decided by index in offer)
+      best.offer(Candidate{d2, order[j]});
+    });
   };
   // Seed the bound before the descent: the deepest node on the query's path
   // (its key, clamped to the cube) that holds at least k points is scanned
@@ -365,11 +339,10 @@ OctreeQueryResult radiusBatch(Par& par, const Octree& t, const OctreePoints& pts
     descend(
         t, g, q, [&](double md) { return md > r2; },
         [&](uint32_t node) {
-          for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
-            const uint32_t idx = t.order[j];
-            const double d2 = leafDist2(t, pts, j, q);
-            if (d2 <= r2) found.push_back({d2, idx});
-          }
+          forPoints(t, pts, t.begin[node], t.end[node], [&](uint32_t j, const auto* p) {
+            const double d2 = dist2To(p, q);
+            if (d2 <= r2) found.push_back({d2, t.order[j]});
+          });
         });
     std::sort(found.begin(), found.end());
     for (const Candidate& c : found) out.push_back(c.index);
@@ -379,33 +352,54 @@ OctreeQueryResult radiusBatch(Par& par, const Octree& t, const OctreePoints& pts
 template <typename Par>
 OctreeQueryResult boxBatch(Par& par, const Octree& t, const OctreePoints& pts, const double* boxes, uint64_t m) {
   requireCubeTree(t, "octreeBox");
+  const Geometry g(t);
+  const uint32_t* first_child = t.first_child.data();
+  const uint32_t* begin = t.begin.data();
+  const uint32_t* end = t.end.data();
   return gather(par, m, mortonOrder(par, t, boxes, 6, m), [&](uint64_t qi, std::vector<uint32_t>& out) {
     const double* lo = boxes + 6 * qi;
     const double* hi = lo + 3;
     const uint64_t first = out.size();
-    thread_local std::vector<uint32_t> stack;
-    stack.assign(1, 0);
-    while (!stack.empty()) {
-      const uint32_t node = stack.back();
-      stack.pop_back();
-      if (t.begin[node] == t.end[node]) continue;
-      const CellBox b = cellBox(t, node);
-      bool overlap = true;
-      for (int a = 0; a < 3; ++a) overlap = overlap && b.lo[a] <= hi[a] && lo[a] <= b.hi[a];
-      if (!overlap) continue;
-      const uint32_t fc = t.first_child[node];
-      if (fc != kOctreeNone) {
-        for (uint32_t d = 0; d < 8; ++d) stack.push_back(fc + d);
+    // Depth first over the non-empty cells whose box, widened by the slack
+    // (as in descend), meets the closed query box; child corners are the
+    // parent's plus half its width per digit bit, as in descend.
+    struct BoxVisit {
+      uint32_t node;
+      int level;
+      double lo[3];
+    };
+    BoxVisit stack[8 * (kOctreeMaxLevel + 1)];
+    int top = 0;
+    bool meets_root = true;
+    for (int a = 0; a < 3; ++a)
+      meets_root = meets_root && t.cube.min[a] - g.slack <= hi[a] && lo[a] <= t.cube.min[a] + g.width[0] + g.slack;
+    if (meets_root) stack[top++] = BoxVisit{0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
+    while (top > 0) {
+      const BoxVisit v = stack[--top];
+      const uint32_t fc = first_child[v.node];
+      if (fc == kOctreeNone) {
+        forPoints(t, pts, begin[v.node], end[v.node], [&](uint32_t j, const auto* p) {
+          bool inside = true;
+          for (int a = 0; a < 3; ++a) {
+            const double x = static_cast<double>(p[a]);
+            inside = inside && lo[a] <= x && x <= hi[a];
+          }
+          if (inside) out.push_back(t.order[j]);
+        });
         continue;
       }
-      for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
-        const uint32_t idx = t.order[j];
-        bool inside = true;
-        for (int a = 0; a < 3; ++a) {
-          const double v = t.xyz.empty() ? pts.coord(idx, a) : t.xyz[3 * static_cast<uint64_t>(j) + a];
-          inside = inside && lo[a] <= v && v <= hi[a];
+      const double half = g.width[v.level + 1];
+      bool meets[3][2];  // [axis][upper half]
+      double corner[3][2];
+      for (int a = 0; a < 3; ++a)
+        for (int up = 0; up < 2; ++up) {
+          corner[a][up] = v.lo[a] + (up ? half : 0.0);
+          meets[a][up] = corner[a][up] - g.slack <= hi[a] && lo[a] <= corner[a][up] + half + g.slack;
         }
-        if (inside) out.push_back(idx);
+      for (uint32_t d = 0; d < 8; ++d) {
+        const uint32_t ch = fc + d;
+        if (!(meets[0][d & 1] && meets[1][(d >> 1) & 1] && meets[2][d >> 2]) || begin[ch] == end[ch]) continue;
+        stack[top++] = BoxVisit{ch, v.level + 1, {corner[0][d & 1], corner[1][(d >> 1) & 1], corner[2][d >> 2]}};
       }
     }
     std::sort(out.begin() + first, out.end());
