@@ -163,13 +163,21 @@ void BM_OctreeKnn(benchmark::State& state, Backend backend) {
 
 BENCHMARK_CAPTURE(BM_OctreeLocate, serial, Backend::kSerial)->ArgNames({"threads"})->Arg(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_OctreeKnn, serial, Backend::kSerial)->ArgNames({"threads", "k", "sorted"})->Args({1, 8, 0})->Args({1, 8, 1})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OctreeKnn, serial, Backend::kSerial)
+    ->ArgNames({"threads", "k", "sorted"})
+    ->Args({1, 8, 0})
+    ->Args({1, 8, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 #if PROCGEN_HAVE_TBB
 BENCHMARK_CAPTURE(BM_OctreeLocate, cpu, Backend::kCpu)->ArgNames({"threads"})->Arg(2)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_OctreeKnn, cpu, Backend::kCpu)->ArgNames({"threads", "k", "sorted"})->Args({2, 8, 0})->Args({2, 8, 1})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OctreeKnn, cpu, Backend::kCpu)
+    ->ArgNames({"threads", "k", "sorted"})
+    ->Args({2, 8, 0})
+    ->Args({2, 8, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 #endif
 
 }  // namespace
@@ -216,8 +224,13 @@ void BM_PclOctreeBuild(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(cloud->size()));
   state.SetLabel("PCL 1.x OctreePointCloudSearch, resolution side/64");
 }
-BENCHMARK(BM_PclOctreeBuild)->ArgNames({"dist", "M"})->Args({0, 1})->Args({2, 1})->Args({0, 16})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PclOctreeBuild)
+    ->ArgNames({"dist", "M"})
+    ->Args({0, 1})
+    ->Args({2, 1})
+    ->Args({0, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // 8-NN of 10^5 uniform queries on 10^6 uniform points, as BM_OctreeKnn.
 void BM_PclOctreeKnn(benchmark::State& state) {

@@ -288,7 +288,9 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
   for (int l = 1; l < kL; ++l) node_base[l + 1] = node_base[l] + 8 * level_count[l - 1];
   resizeNodes(t, nodes, true);
   auto levelOf = [&](uint64_t id) {
-    return static_cast<int>(std::upper_bound(level_start.begin(), level_start.end(), id) - level_start.begin()) - 1;
+    return static_cast<int>(std::upper_bound(level_start.begin(), level_start.end(), id) -
+                            level_start.begin()) -
+           1;
   };
   const Plan iplan = par.plan(internal, 1 << 12);
   // The parent's rank: cells of a level are in Morton order and so are their

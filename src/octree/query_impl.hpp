@@ -233,16 +233,18 @@ inline void knnOne(const Octree& t, const Geometry& g, const OctreePoints& pts, 
   // pruning stays exact.
   uint32_t seed = 0;
   const uint32_t* first_child = t.first_child.data();
-  const uint64_t key = pgOctreeKey(q[0], q[1], q[2], t.cube.min[0], t.cube.min[1], t.cube.min[2], t.cube.side);
+  const uint64_t key =
+      pgOctreeKey(q[0], q[1], q[2], t.cube.min[0], t.cube.min[1], t.cube.min[2], t.cube.side);
   int level = 0;
   for (uint32_t fc; (fc = first_child[seed]) != kOctreeNone;) {
     const uint32_t child = fc + pgOctreeDigit(key, ++level);
     if (end[child] - begin[child] < k) break;
     seed = child;
   }
-  visitLeaf(seed);  // (any node: its points are order[begin .. end))
+  visitLeaf(seed);        // (any node: its points are order[begin .. end))
   if (seed == 0) return;  // the root: every point is seen
-  descend(t, g, q, [&](double md) { return md > best.bound; }, visitLeaf, seed);
+  descend(
+      t, g, q, [&](double md) { return md > best.bound; }, visitLeaf, seed);
 }
 
 /// Batches of at least this many queries are answered in Morton order.
@@ -255,7 +257,8 @@ inline constexpr uint64_t kMortonOrderFrom = 512;
 /// it at almost every leaf. Only the order of the work changes: every answer
 /// is written at its query's place. Empty (input order) for small batches.
 template <typename Par>
-OverwriteVector<uint32_t> mortonOrder(Par& par, const Octree& t, const double* xyz, uint64_t stride, uint64_t m) {
+OverwriteVector<uint32_t> mortonOrder(Par& par, const Octree& t, const double* xyz, uint64_t stride,
+                                      uint64_t m) {
   OverwriteVector<uint32_t> order;
   if (m < kMortonOrderFrom || m > kOctreeMaxPoints) return order;
   OverwriteVector<uint64_t> keys(m);
@@ -273,7 +276,9 @@ OverwriteVector<uint32_t> mortonOrder(Par& par, const Octree& t, const double* x
 }
 
 /// The query answered at position `pos` of a batch in `order`.
-inline uint64_t queryAt(const OverwriteVector<uint32_t>& order, uint64_t pos) { return order.empty() ? pos : order[pos]; }
+inline uint64_t queryAt(const OverwriteVector<uint32_t>& order, uint64_t pos) {
+  return order.empty() ? pos : order[pos];
+}
 
 template <typename Par>
 void knnBatch(Par& par, const Octree& t, const OctreePoints& pts, const double* xyz, uint64_t m, uint32_t k,
@@ -319,7 +324,8 @@ OctreeQueryResult gather(Par& par, uint64_t m, const OverwriteVector<uint32_t>& 
   par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t e) {
     for (uint64_t pos = b; pos < e; ++pos) {
       const uint64_t q = queryAt(order, pos);
-      std::copy_n(parts[c].begin() + start[q], r.offsets[q + 1] - r.offsets[q], r.indices.begin() + r.offsets[q]);
+      std::copy_n(parts[c].begin() + start[q], r.offsets[q + 1] - r.offsets[q],
+                  r.indices.begin() + r.offsets[q]);
     }
   });
   return r;
@@ -372,7 +378,8 @@ OctreeQueryResult boxBatch(Par& par, const Octree& t, const OctreePoints& pts, c
     int top = 0;
     bool meets_root = true;
     for (int a = 0; a < 3; ++a)
-      meets_root = meets_root && t.cube.min[a] - g.slack <= hi[a] && lo[a] <= t.cube.min[a] + g.width[0] + g.slack;
+      meets_root =
+          meets_root && t.cube.min[a] - g.slack <= hi[a] && lo[a] <= t.cube.min[a] + g.width[0] + g.slack;
     if (meets_root) stack[top++] = BoxVisit{0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
     while (top > 0) {
       const BoxVisit v = stack[--top];
@@ -398,8 +405,10 @@ OctreeQueryResult boxBatch(Par& par, const Octree& t, const OctreePoints& pts, c
         }
       for (uint32_t d = 0; d < 8; ++d) {
         const uint32_t ch = fc + d;
-        if (!(meets[0][d & 1] && meets[1][(d >> 1) & 1] && meets[2][d >> 2]) || begin[ch] == end[ch]) continue;
-        stack[top++] = BoxVisit{ch, v.level + 1, {corner[0][d & 1], corner[1][(d >> 1) & 1], corner[2][d >> 2]}};
+        if (!(meets[0][d & 1] && meets[1][(d >> 1) & 1] && meets[2][d >> 2]) || begin[ch] == end[ch])
+          continue;
+        stack[top++] =
+            BoxVisit{ch, v.level + 1, {corner[0][d & 1], corner[1][(d >> 1) & 1], corner[2][d >> 2]}};
       }
     }
     std::sort(out.begin() + first, out.end());

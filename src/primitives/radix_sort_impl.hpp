@@ -155,8 +155,8 @@ void sortRange(K* dk, uint32_t* dv, K* ok, uint32_t* ov, bool data_in_keys, uint
       for (int d = 0; d < kRadixBuckets; ++d) {
         const uint64_t b = start[d];
         if (c[d] == 0) continue;
-        sortRange<K, kValues>(ok + b, kValues ? ov + b : nullptr, dk + b, kValues ? dv + b : nullptr, !data_in_keys,
-                              c[d], p - 1);
+        sortRange<K, kValues>(ok + b, kValues ? ov + b : nullptr, dk + b, kValues ? dv + b : nullptr,
+                              !data_in_keys, c[d], p - 1);
       }
       return;
     }
@@ -230,7 +230,8 @@ void radixSortChunks(const Plan& plan, ForEach&& forEach, ForIndex&& forIndex, K
   forEach(plan, [&](uint64_t c) {
     uint64_t* cc = counts.data() + c * kRadixBuckets;
     std::fill(cc, cc + kRadixBuckets, 0);
-    for (uint64_t i = plan.begin(c), e = plan.end(c); i < e; ++i) ++cc[(keys[i] >> (top * kRadixBits)) & (kRadixBuckets - 1)];
+    for (uint64_t i = plan.begin(c), e = plan.end(c); i < e; ++i)
+      ++cc[(keys[i] >> (top * kRadixBits)) & (kRadixBuckets - 1)];
   });
   std::vector<uint64_t> offsets(chunks * kRadixBuckets);
   uint64_t bucket_start[kRadixBuckets + 1];

@@ -684,7 +684,8 @@ TEST_P(OctreeParity, LargeBatchesAnsweredInMortonOrderEqualBruteForce) {
   const std::vector<float> xyz32(xyz64.begin(), xyz64.end());
   for (const bool as_float : {false, true}) {
     SCOPED_TRACE(as_float ? "float points, gathered" : "double points, sorted copy");
-    const OctreePoints pts = as_float ? OctreePoints::of(xyz32.data(), xyz32.size() / 3) : OctreePoints::of(xyz64);
+    const OctreePoints pts =
+        as_float ? OctreePoints::of(xyz32.data(), xyz32.size() / 3) : OctreePoints::of(xyz64);
     OctreeOptions o;
     o.leaf_size = 4;
     o.sorted_points = !as_float;
@@ -710,7 +711,8 @@ TEST_P(OctreeParity, LargeBatchesAnsweredInMortonOrderEqualBruteForce) {
       std::vector<uint32_t> within, inbox;
       for (uint32_t j = 0; j < pts.count; ++j) all.push_back({dist2(pts, j, &q[3 * i]), j});
       std::sort(all.begin(), all.end());
-      for (uint32_t j = 0; j < k; ++j) ASSERT_EQ(got[i * k + j], all[j].second) << "query " << i << " rank " << j;
+      for (uint32_t j = 0; j < k; ++j)
+        ASSERT_EQ(got[i * k + j], all[j].second) << "query " << i << " rank " << j;
       for (const auto& [d2, j] : all)
         if (d2 <= r * r) within.push_back(j);
       for (uint32_t j = 0; j < pts.count; ++j) {
@@ -719,9 +721,13 @@ TEST_P(OctreeParity, LargeBatchesAnsweredInMortonOrderEqualBruteForce) {
           in = in && boxes[6 * i + a] <= pts.coord(j, a) && pts.coord(j, a) <= boxes[6 * i + 3 + a];
         if (in) inbox.push_back(j);
       }
-      ASSERT_EQ(std::vector<uint32_t>(rr.indices.begin() + rr.offsets[i], rr.indices.begin() + rr.offsets[i + 1]), within)
+      ASSERT_EQ(
+          std::vector<uint32_t>(rr.indices.begin() + rr.offsets[i], rr.indices.begin() + rr.offsets[i + 1]),
+          within)
           << "radius query " << i;
-      ASSERT_EQ(std::vector<uint32_t>(br.indices.begin() + br.offsets[i], br.indices.begin() + br.offsets[i + 1]), inbox)
+      ASSERT_EQ(
+          std::vector<uint32_t>(br.indices.begin() + br.offsets[i], br.indices.begin() + br.offsets[i + 1]),
+          inbox)
           << "box query " << i;
     }
   }

@@ -21,13 +21,14 @@
 // and `procgen bench noise` gives the noise seed's table
 // (shared/seeds/001_191daa7b81372e37.txt §6): ms per 128³ volume of 3D Perlin
 // fBm for octaves 1–8, naive beside optimized on every backend.
+#include <malloc.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <malloc.h>
 #include <memory>
 #include <optional>
 #include <span>
@@ -35,16 +36,15 @@
 #include <string>
 #include <thread>
 #include <vector>
-#include <cstdlib>
 
 #include "bench_stats.hpp"
 #include "cli.hpp"
 #include "output_options.hpp"
 #include "procgen/lsystem.hpp"
+#include "procgen/memory.hpp"
 #include "procgen/noise.hpp"
 #include "procgen/octree.hpp"
 #include "procgen/opencl.hpp"
-#include "procgen/memory.hpp"
 #include "procgen/scene.hpp"
 #include "procgen/treebox.hpp"
 
@@ -513,8 +513,10 @@ Json speedupsJson(const StageTimes& st) {
   Json out = Json::array();
   for (size_t k = 0; k < st.runs.size(); ++k) {
     const Speedup sp = k == 0 ? Speedup{} : st.speedup(k);
-    if (sp.valid()) out.push_back({{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}});
-    else out.push_back(nullptr);
+    if (sp.valid())
+      out.push_back({{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}});
+    else
+      out.push_back(nullptr);
   }
   return out;
 }
@@ -799,7 +801,8 @@ struct OctreeBenchOptions {
 };
 
 std::optional<PointDistribution> parseDistribution(const std::string& name) {
-  for (PointDistribution d : {PointDistribution::kUniform, PointDistribution::kGaussian, PointDistribution::kPlummer})
+  for (PointDistribution d :
+       {PointDistribution::kUniform, PointDistribution::kGaussian, PointDistribution::kPlummer})
     if (name == pointDistributionName(d)) return d;
   return std::nullopt;
 }
@@ -810,10 +813,14 @@ constexpr OctreeQueryKind kOctreeQueryKinds[] = {OctreeQueryKind::kLocate, Octre
                                                  OctreeQueryKind::kRadius, OctreeQueryKind::kBox};
 const char* queryKindName(OctreeQueryKind kind) {
   switch (kind) {
-    case OctreeQueryKind::kLocate: return "locate";
-    case OctreeQueryKind::kKnn8: return "knn:8";
-    case OctreeQueryKind::kRadius: return "radius";
-    default: return "box";
+    case OctreeQueryKind::kLocate:
+      return "locate";
+    case OctreeQueryKind::kKnn8:
+      return "knn:8";
+    case OctreeQueryKind::kRadius:
+      return "radius";
+    default:
+      return "box";
   }
 }
 /// The kind in JSON keys ("knn8_ms": no colon, which jsonField would take for the key's end).
@@ -823,7 +830,9 @@ std::string queryKindKey(OctreeQueryKind kind) {
   return k;
 }
 /// Locate is ~100× cheaper than the others: 10× the queries keeps its runs measurable.
-uint64_t queryCount(OctreeQueryKind kind, uint64_t base) { return kind == OctreeQueryKind::kLocate ? 10 * base : base; }
+uint64_t queryCount(OctreeQueryKind kind, uint64_t base) {
+  return kind == OctreeQueryKind::kLocate ? 10 * base : base;
+}
 
 /// The query workload on n uniform points in the unit cube: uniform query
 /// points (seed 77), a radius and a box side holding 8 points on average.
@@ -856,15 +865,18 @@ uint64_t runOctreeQueries(const Octree& tree, const OctreePoints& points, const 
       octreeKnn(tree, points, q.xyz.data(), m, 8, out.data(), nullptr, execution);
       return out[4 * m];
     }
-    case OctreeQueryKind::kRadius: return octreeRadius(tree, points, q.xyz.data(), m, q.radius, execution).indices.size();
-    default: return octreeBox(tree, points, q.boxes.data(), m, execution).indices.size();
+    case OctreeQueryKind::kRadius:
+      return octreeRadius(tree, points, q.xyz.data(), m, q.radius, execution).indices.size();
+    default:
+      return octreeBox(tree, points, q.boxes.data(), m, execution).indices.size();
   }
 }
 
 /// Bytes the build accounts for per point: keys, order and the sort's scratch
 /// (24), the node arrays, the sorted copy and the data-split arrays.
 double accountedBytesPerPoint(const Octree& t) {
-  const double bytes = 24.0 * static_cast<double>(t.point_count) + static_cast<double>(t.size()) * (1 + 8 + 4 + 4 + 4 + 4) +
+  const double bytes = 24.0 * static_cast<double>(t.point_count) +
+                       static_cast<double>(t.size()) * (1 + 8 + 4 + 4 + 4 + 4) +
                        static_cast<double>(t.xyz.size() * 8 + t.split_center.size() * 8 + t.chain.size());
   return bytes / static_cast<double>(t.point_count);
 }
@@ -883,7 +895,7 @@ struct OctreeBuildRow {
   uint64_t points = 0;
   std::string distribution;
   StageTimes steady;
-  OneShot cold, peak;   ///< per column: fresh-process build ms; peak RSS growth of the build, bytes per point
+  OneShot cold, peak;  ///< per column: fresh-process build ms; peak RSS growth of the build, bytes per point
   double accounted = -1;  ///< bytes per point the build accounts for
   uint64_t nodes = 0;
 };
@@ -935,7 +947,8 @@ void runBenchOctree(const BenchOptions& o, const OctreeBenchOptions& ob) {
   }
   for (uint64_t n : ob.points)
     if (n == 0 || n > kOctreeMaxPoints) throw Error("--points must be in 1 .. 2^32-2", ExitCode::kUsage);
-  if (ob.points.empty() || dists.empty()) throw Error("--points and --distributions need a value", ExitCode::kUsage);
+  if (ob.points.empty() || dists.empty())
+    throw Error("--points and --distributions need a value", ExitCode::kUsage);
   BenchOptions with_opencl = o;
   if (with_opencl.backends.empty()) {
     // Default columns: cpu, and opencl whenever the build has it — the
@@ -976,12 +989,13 @@ void runBenchOctree(const BenchOptions& o, const OctreeBenchOptions& ob) {
                                  [&](const Column& c) { (void)buildOctree(pts, options, c.execution); });
       }
       if (o.cold_runs > 0)
-        oneShotRounds(columns, o.cold_runs, {&row.cold, &row.peak}, [&](const Column& c, std::vector<double>& got) {
-          const std::optional<std::string> json = runSelf(childArgs(n, d, c));
-          got[0] = json ? jsonField(*json, "build_ms") : -1.0;
-          const double peak = json ? jsonField(*json, "peak_bytes") : -1.0;
-          got[1] = peak >= 0 ? peak / static_cast<double>(n) : -1.0;
-        });
+        oneShotRounds(columns, o.cold_runs, {&row.cold, &row.peak},
+                      [&](const Column& c, std::vector<double>& got) {
+                        const std::optional<std::string> json = runSelf(childArgs(n, d, c));
+                        got[0] = json ? jsonField(*json, "build_ms") : -1.0;
+                        const double peak = json ? jsonField(*json, "peak_bytes") : -1.0;
+                        got[1] = peak >= 0 ? peak / static_cast<double>(n) : -1.0;
+                      });
       builds.push_back(std::move(row));
     }
 
@@ -1012,38 +1026,44 @@ void runBenchOctree(const BenchOptions& o, const OctreeBenchOptions& ob) {
       for (OctreeQueryRow& r : queries) cold.push_back(&r.cold);
       oneShotRounds(columns, o.cold_runs, cold, [&](const Column& c, std::vector<double>& got) {
         const std::optional<std::string> json =
-            runSelf(childArgs(qn, PointDistribution::kUniform, c) + " --queries " + std::to_string(ob.queries) +
-                    (ob.sorted_points ? " --sorted-points" : ""));
+            runSelf(childArgs(qn, PointDistribution::kUniform, c) + " --queries " +
+                    std::to_string(ob.queries) + (ob.sorted_points ? " --sorted-points" : ""));
         for (size_t i = 0; i < queries.size(); ++i)
           got[i] = json ? jsonField(*json, queryKindKey(queries[i].kind) + "_ms") : -1.0;
       });
     }
   }
 
-  std::printf("Octree builds (bucketed bottom-up, leaf size %u, seed 1); steady: median of %d runs (%s), columns in "
-              "turn, speedup = median of per-round ratios against serial (IQR); cold: median of %d fresh processes' "
-              "first build; peak: growth of a fresh process's peak RSS during the build per point (input not "
-              "included); accounted: keys, order, sort scratch and nodes per point. Hardware threads: %d.\n\n",
-              ob.leaf_size, o.repeat, o.fresh_memory ? "fresh memory" : "memory reused", o.cold_runs,
-              effectiveThreads(Execution{Backend::kCpu, 0}));
-  std::printf("| points | distribution | column | steady ms | steady M pts/s | speedup (IQR) | cold ms | cold M pts/s | "
-              "peak B/pt | accounted B/pt |\n|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "Octree builds (bucketed bottom-up, leaf size %u, seed 1); steady: median of %d runs (%s), columns in "
+      "turn, speedup = median of per-round ratios against serial (IQR); cold: median of %d fresh processes' "
+      "first build; peak: growth of a fresh process's peak RSS during the build per point (input not "
+      "included); accounted: keys, order, sort scratch and nodes per point. Hardware threads: %d.\n\n",
+      ob.leaf_size, o.repeat, o.fresh_memory ? "fresh memory" : "memory reused", o.cold_runs,
+      effectiveThreads(Execution{Backend::kCpu, 0}));
+  std::printf(
+      "| points | distribution | column | steady ms | steady M pts/s | speedup (IQR) | cold ms | cold M "
+      "pts/s | "
+      "peak B/pt | accounted B/pt |\n|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const OctreeBuildRow& r : builds)
     for (size_t k = 0; k < columns.size(); ++k) {
       char peak[32] = "-", accounted[32] = "-";
       if (r.peak.medianMs(k) >= 0) std::snprintf(peak, sizeof peak, "%.1f", r.peak.medianMs(k));
       if (r.accounted >= 0) std::snprintf(accounted, sizeof accounted, "%.1f", r.accounted);
       const double n = static_cast<double>(r.points);
-      std::printf("| %llu | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", static_cast<unsigned long long>(r.points),
-                  r.distribution.c_str(), columns[k].label.c_str(), msOrUnavailable(r.steady, k).c_str(),
-                  rate(n, r.steady.medianMs(k)).c_str(), speedupCell(r.steady, k).c_str(),
-                  cell(r.cold.medianMs(k)).c_str(), rate(n, r.cold.medianMs(k)).c_str(), peak, accounted);
+      std::printf("| %llu | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                  static_cast<unsigned long long>(r.points), r.distribution.c_str(), columns[k].label.c_str(),
+                  msOrUnavailable(r.steady, k).c_str(), rate(n, r.steady.medianMs(k)).c_str(),
+                  speedupCell(r.steady, k).c_str(), cell(r.cold.medianMs(k)).c_str(),
+                  rate(n, r.cold.medianMs(k)).c_str(), peak, accounted);
     }
   if (!queries.empty()) {
-    std::printf("\nQueries on %llu uniform points (leaf size %u%s): uniform query points in the unit cube; radius and "
-                "box hold 8 points on average; M q/s = queries / median.\n\n| query | queries | column | steady ms | "
-                "steady M q/s | speedup (IQR) | cold ms | cold M q/s |\n|---|---:|---|---:|---:|---:|---:|---:|\n",
-                static_cast<unsigned long long>(qn), ob.leaf_size, ob.sorted_points ? ", sorted_points" : "");
+    std::printf(
+        "\nQueries on %llu uniform points (leaf size %u%s): uniform query points in the unit cube; radius "
+        "and "
+        "box hold 8 points on average; M q/s = queries / median.\n\n| query | queries | column | steady ms | "
+        "steady M q/s | speedup (IQR) | cold ms | cold M q/s |\n|---|---:|---|---:|---:|---:|---:|---:|\n",
+        static_cast<unsigned long long>(qn), ob.leaf_size, ob.sorted_points ? ", sorted_points" : "");
     for (const OctreeQueryRow& r : queries)
       for (size_t k = 0; k < columns.size(); ++k) {
         const double m = static_cast<double>(r.queries);
@@ -1100,13 +1120,15 @@ void runBenchOctree(const BenchOptions& o, const OctreeBenchOptions& ob) {
 /// tree); prints {"build_ms", "peak_bytes", "nodes", "<kind>_ms"...}.
 /// peak_bytes: VmHWM after the build minus VmRSS before it (the peak is reset
 /// through /proc/self/clear_refs first; -1 where that is refused).
-void runBenchOctreeOnce(uint64_t n, const std::string& distribution, uint32_t leaf_size, const Execution& execution,
-                        uint64_t queries, bool sorted_points) {
+void runBenchOctreeOnce(uint64_t n, const std::string& distribution, uint32_t leaf_size,
+                        const Execution& execution, uint64_t queries, bool sorted_points) {
   const std::optional<PointDistribution> d = parseDistribution(distribution);
-  if (!d || n == 0 || n > kOctreeMaxPoints) throw Error("bench octree-once: bad --points or --distribution", ExitCode::kUsage);
+  if (!d || n == 0 || n > kOctreeMaxPoints)
+    throw Error("bench octree-once: bad --points or --distribution", ExitCode::kUsage);
   prepareBackend(execution);
   std::vector<double> xyz(3 * n);
-  generatePoints(*d, n, 1, xyz.data(), Execution{backendAvailable(Backend::kCpu) ? Backend::kCpu : Backend::kSerial, 0});
+  generatePoints(*d, n, 1, xyz.data(),
+                 Execution{backendAvailable(Backend::kCpu) ? Backend::kCpu : Backend::kSerial, 0});
   const OctreePoints pts = OctreePoints::of(xyz);
   OctreeOptions options;
   options.leaf_size = leaf_size;
@@ -1119,7 +1141,8 @@ void runBenchOctreeOnce(uint64_t n, const std::string& distribution, uint32_t le
   const double rss_before = procStatusBytes("VmRSS");
   const auto t0 = std::chrono::steady_clock::now();
   const Octree tree = buildOctree(pts, options, execution);
-  const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double build_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const double hwm = procStatusBytes("VmHWM");
   Json j;
   j["build_ms"] = build_ms;
@@ -1191,9 +1214,13 @@ void setupBench(CLI::App& app) {
   oargs->threads = {1, 2};
   auto ob = std::make_shared<OctreeBenchOptions>();
   CLI::App* octree = bench->add_subcommand(
-      "octree", "Octree builds (points/s, peak bytes per point) and queries (queries/s) per backend and thread count");
-  octree->add_option("--points", ob->points, "Point counts, one row each (default 1000000,16000000)")->delimiter(',');
-  octree->add_option("--distributions", ob->distributions, "uniform, gaussian, plummer (default uniform,plummer)")
+      "octree",
+      "Octree builds (points/s, peak bytes per point) and queries (queries/s) per backend and thread count");
+  octree->add_option("--points", ob->points, "Point counts, one row each (default 1000000,16000000)")
+      ->delimiter(',');
+  octree
+      ->add_option("--distributions", ob->distributions,
+                   "uniform, gaussian, plummer (default uniform,plummer)")
       ->delimiter(',');
   addInteger(*octree, "--queries", ob->queries, "Queries per kind, 10x for locate (0: no query table)", 0)
       ->capture_default_str();
@@ -1211,7 +1238,8 @@ void setupBench(CLI::App& app) {
   auto once_sorted = std::make_shared<bool>(false);
   once->queries = 0;
   CLI::App* octree_once = bench->add_subcommand(
-      "octree-once", "(the child of bench octree's cold columns) One build, and optionally one call per query kind");
+      "octree-once",
+      "(the child of bench octree's cold columns) One build, and optionally one call per query kind");
   addInteger(*octree_once, "--points", *once_points, "Points", 1);
   octree_once->add_option("--distribution", *once_dist, "uniform, gaussian, plummer");
   addInteger(*octree_once, "--leaf-size", once->leaf_size, "Points per leaf at most", 1);
