@@ -110,16 +110,18 @@ BENCHMARK_CAPTURE(BM_OctreeKeysAndSort, cpu, Backend::kCpu)
     ->ArgNames({"M", "threads"})->Args({1, 2})->Args({16, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
 #endif
 
-/// The query tree over 10^6 uniform points, leaf size 16, with or without
-/// its sorted copy of the points (OctreeOptions::sorted_points).
-const Octree& queryTree(bool sorted_points = false) {
-  auto make = [](bool sorted) {
+/// The query tree over 10^6 uniform points, leaf size 16 unless given, with
+/// or without its sorted copy of the points (OctreeOptions::sorted_points).
+const Octree& queryTree(bool sorted_points = false, uint32_t leaf_size = 16) {
+  static std::map<std::pair<bool, uint32_t>, Octree> trees;
+  auto [it, fresh] = trees.try_emplace({sorted_points, leaf_size});
+  if (fresh) {
     OctreeOptions o;
-    o.sorted_points = sorted;
-    return buildOctree(OctreePoints::of(cloud(0, 1000000)), o, Execution{});
-  };
-  static Octree gathering = make(false), sorted = make(true);
-  return sorted_points ? sorted : gathering;
+    o.sorted_points = sorted_points;
+    o.leaf_size = leaf_size;
+    it->second = buildOctree(OctreePoints::of(cloud(0, 1000000)), o, Execution{});
+  }
+  return it->second;
 }
 
 const std::vector<double>& queries(int64_t m) {
@@ -146,9 +148,11 @@ void BM_OctreeLocate(benchmark::State& state, Backend backend) {
   state.SetItemsProcessed(state.iterations() * m);
 }
 
-// Args: threads, k, sorted (the tree keeps its sorted copy of the points). 10^5 queries.
+// Args: threads, k, sorted (the tree keeps its sorted copy of the points),
+// leaf (leaf size: 16 as the build target's tree; larger leaves make fewer
+// nodes to descend for kNN). 10^5 queries.
 void BM_OctreeKnn(benchmark::State& state, Backend backend) {
-  const Octree& t = queryTree(state.range(2) != 0);
+  const Octree& t = queryTree(state.range(2) != 0, static_cast<uint32_t>(state.range(3)));
   const int64_t m = 100000;
   const uint32_t k = static_cast<uint32_t>(state.range(1));
   const std::vector<double>& q = queries(m);
@@ -164,18 +168,20 @@ void BM_OctreeKnn(benchmark::State& state, Backend backend) {
 BENCHMARK_CAPTURE(BM_OctreeLocate, serial, Backend::kSerial)->ArgNames({"threads"})->Arg(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_OctreeKnn, serial, Backend::kSerial)
-    ->ArgNames({"threads", "k", "sorted"})
-    ->Args({1, 8, 0})
-    ->Args({1, 8, 1})
+    ->ArgNames({"threads", "k", "sorted", "leaf"})
+    ->Args({1, 8, 0, 16})
+    ->Args({1, 8, 1, 16})
+    ->Args({1, 8, 1, 32})
+    ->Args({1, 8, 1, 64})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 #if PROCGEN_HAVE_TBB
 BENCHMARK_CAPTURE(BM_OctreeLocate, cpu, Backend::kCpu)->ArgNames({"threads"})->Arg(2)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_OctreeKnn, cpu, Backend::kCpu)
-    ->ArgNames({"threads", "k", "sorted"})
-    ->Args({2, 8, 0})
-    ->Args({2, 8, 1})
+    ->ArgNames({"threads", "k", "sorted", "leaf"})
+    ->Args({2, 8, 0, 16})
+    ->Args({2, 8, 1, 16})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 #endif
