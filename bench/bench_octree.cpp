@@ -10,6 +10,7 @@
 // (the caller's input array not included).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -109,9 +110,18 @@ BENCHMARK_CAPTURE(BM_OctreeKeysAndSort, cpu, Backend::kCpu)
     ->ArgNames({"M", "threads"})->Args({1, 2})->Args({16, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
 #endif
 
-const Octree& queryTree() {
-  static Octree t = buildOctree(OctreePoints::of(cloud(0, 1000000)), OctreeOptions{}, Execution{});
-  return t;
+/// The query tree over 10^6 uniform points, leaf size 16 unless given, with
+/// or without its sorted copy of the points (OctreeOptions::sorted_points).
+const Octree& queryTree(bool sorted_points = false, uint32_t leaf_size = 16) {
+  static std::map<std::pair<bool, uint32_t>, Octree> trees;
+  auto [it, fresh] = trees.try_emplace({sorted_points, leaf_size});
+  if (fresh) {
+    OctreeOptions o;
+    o.sorted_points = sorted_points;
+    o.leaf_size = leaf_size;
+    it->second = buildOctree(OctreePoints::of(cloud(0, 1000000)), o, Execution{});
+  }
+  return it->second;
 }
 
 const std::vector<double>& queries(int64_t m) {
@@ -138,9 +148,11 @@ void BM_OctreeLocate(benchmark::State& state, Backend backend) {
   state.SetItemsProcessed(state.iterations() * m);
 }
 
-// Args: threads, k. 10^5 queries.
+// Args: threads, k, sorted (the tree keeps its sorted copy of the points),
+// leaf (leaf size: 16 as the build target's tree; larger leaves make fewer
+// nodes to descend for kNN). 10^5 queries.
 void BM_OctreeKnn(benchmark::State& state, Backend backend) {
-  const Octree& t = queryTree();
+  const Octree& t = queryTree(state.range(2) != 0, static_cast<uint32_t>(state.range(3)));
   const int64_t m = 100000;
   const uint32_t k = static_cast<uint32_t>(state.range(1));
   const std::vector<double>& q = queries(m);
@@ -155,13 +167,97 @@ void BM_OctreeKnn(benchmark::State& state, Backend backend) {
 
 BENCHMARK_CAPTURE(BM_OctreeLocate, serial, Backend::kSerial)->ArgNames({"threads"})->Arg(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_OctreeKnn, serial, Backend::kSerial)->ArgNames({"threads", "k"})->Args({1, 8})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OctreeKnn, serial, Backend::kSerial)
+    ->ArgNames({"threads", "k", "sorted", "leaf"})
+    ->Args({1, 8, 0, 16})
+    ->Args({1, 8, 1, 16})
+    ->Args({1, 8, 1, 32})
+    ->Args({1, 8, 1, 64})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 #if PROCGEN_HAVE_TBB
 BENCHMARK_CAPTURE(BM_OctreeLocate, cpu, Backend::kCpu)->ArgNames({"threads"})->Arg(2)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_OctreeKnn, cpu, Backend::kCpu)->ArgNames({"threads", "k"})->Args({2, 8})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OctreeKnn, cpu, Backend::kCpu)
+    ->ArgNames({"threads", "k", "sorted", "leaf"})
+    ->Args({2, 8, 0, 16})
+    ->Args({2, 8, 1, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 #endif
 
 }  // namespace
+
+#if PROCGEN_HAVE_PCL
+// PCL's octree, the labelled peer (cmake -DPROCGEN_BENCH_PCL=ON with
+// Debian's libpcl-dev; benchmark only). PCL subdivides to a fixed voxel
+// size instead of a leaf capacity: resolution side/64 gives the level-6
+// cells that hold the 10^6-point uniform cloud's leaves at leaf size 16.
+// Points are converted to pcl::PointXYZ (float) outside the timing.
+#include <pcl/common/common.h>  // getMinMax3D
+#include <pcl/octree/octree_search.h>
+#include <pcl/point_cloud.h>
+#include <pcl/point_types.h>
+
+namespace {  // the same unnamed namespace as above: cloud(), queries(), pointCount()
+
+pcl::PointCloud<pcl::PointXYZ>::Ptr pclCloud(int distribution, int64_t n) {
+  const std::vector<double>& xyz = cloud(distribution, n);
+  pcl::PointCloud<pcl::PointXYZ>::Ptr c(new pcl::PointCloud<pcl::PointXYZ>);
+  c->resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    (*c)[i] = pcl::PointXYZ(static_cast<float>(xyz[3 * i]), static_cast<float>(xyz[3 * i + 1]),
+                            static_cast<float>(xyz[3 * i + 2]));
+  return c;
+}
+
+double pclResolution(const pcl::PointCloud<pcl::PointXYZ>& c) {
+  pcl::PointXYZ lo, hi;
+  pcl::getMinMax3D(c, lo, hi);
+  return std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}) / 64.0;
+}
+
+// Args: distribution (0 uniform, 2 plummer), millions (1 or 16). One thread (PCL's octree is serial).
+void BM_PclOctreeBuild(benchmark::State& state) {
+  const auto cloud = pclCloud(static_cast<int>(state.range(0)), pointCount(state.range(1)));
+  const double resolution = pclResolution(*cloud);
+  for (auto _ : state) {
+    pcl::octree::OctreePointCloudSearch<pcl::PointXYZ> tree(resolution);
+    tree.setInputCloud(cloud);
+    tree.addPointsFromInputCloud();
+    benchmark::DoNotOptimize(tree.getLeafCount());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(cloud->size()));
+  state.SetLabel("PCL 1.x OctreePointCloudSearch, resolution side/64");
+}
+BENCHMARK(BM_PclOctreeBuild)
+    ->ArgNames({"dist", "M"})
+    ->Args({0, 1})
+    ->Args({2, 1})
+    ->Args({0, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// 8-NN of 10^5 uniform queries on 10^6 uniform points, as BM_OctreeKnn.
+void BM_PclOctreeKnn(benchmark::State& state) {
+  const auto cloud = pclCloud(0, 1000000);
+  pcl::octree::OctreePointCloudSearch<pcl::PointXYZ> tree(pclResolution(*cloud));
+  tree.setInputCloud(cloud);
+  tree.addPointsFromInputCloud();
+  const std::vector<double>& q = queries(100000);
+  std::vector<int> idx;
+  std::vector<float> d2;
+  for (auto _ : state) {
+    for (int64_t i = 0; i < 100000; ++i) {
+      const pcl::PointXYZ p(static_cast<float>(q[3 * i]), static_cast<float>(q[3 * i + 1]),
+                            static_cast<float>(q[3 * i + 2]));
+      tree.nearestKSearch(p, 8, idx, d2);
+      benchmark::DoNotOptimize(idx.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * 100000);
+}
+BENCHMARK(BM_PclOctreeKnn)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+#endif  // PROCGEN_HAVE_PCL

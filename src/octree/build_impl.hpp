@@ -43,6 +43,15 @@ namespace procgen::octree_impl {
 
 using Plan = detail::ChunkPlan;  // the cpu executor's chunking, for both policies
 
+/// f(xyz) with the points' array as const float* or const double*, so that
+/// the loops over every point are compiled for their type instead of testing
+/// it at every coordinate (OctreePoints::coord).
+template <typename F>
+decltype(auto) withCoordinates(const OctreePoints& points, F&& f) {
+  if (points.xyz64) return f(points.xyz64);
+  return f(points.xyz32);
+}
+
 // ---------------------------------------------------------------------------
 // §3: root cube and keys
 // ---------------------------------------------------------------------------
@@ -60,25 +69,35 @@ OctreeCube rootCube(Par& par, const OctreePoints& points) {
   };
   const Plan plan = par.plan(n, 1 << 16);
   std::vector<Part> parts(plan.count);
-  par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t e) {
-    Part p;
-    for (int a = 0; a < 3; ++a) {
-      p.lo[a] = std::numeric_limits<double>::infinity();
-      p.hi[a] = -std::numeric_limits<double>::infinity();
-    }
-    p.bad = n;
-    for (uint64_t i = b; i < e; ++i) {
+  withCoordinates(points, [&](const auto* xyz) {
+    par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t e) {
+      Part p;
       for (int a = 0; a < 3; ++a) {
-        const double v = points.coord(i, a);
-        if (!std::isfinite(v)) {
-          if (p.bad == n) p.bad = i;
-          continue;
-        }
-        p.lo[a] = std::min(p.lo[a], v);
-        p.hi[a] = std::max(p.hi[a], v);
+        p.lo[a] = std::numeric_limits<double>::infinity();
+        p.hi[a] = -std::numeric_limits<double>::infinity();
       }
-    }
-    parts[c] = p;
+      // min and max skip NaN (std::min(lo, NaN) is lo) and keep infinities,
+      // so a NaN flag and the bounds tell whether the chunk holds a
+      // non-finite coordinate, without a branch per value.
+      bool nan = false;
+      for (uint64_t i = b; i < e; ++i) {
+        for (int a = 0; a < 3; ++a) {
+          const double v = static_cast<double>(xyz[3 * i + a]);
+          p.lo[a] = std::min(p.lo[a], v);
+          p.hi[a] = std::max(p.hi[a], v);
+          nan |= v != v;
+        }
+      }
+      p.bad = n;
+      bool finite = !nan;
+      for (int a = 0; a < 3; ++a) finite = finite && std::isfinite(p.lo[a]) && std::isfinite(p.hi[a]);
+      if (!finite && e > b) {
+        for (uint64_t i = b; i < e && p.bad == n; ++i)
+          for (int a = 0; a < 3; ++a)
+            if (!std::isfinite(static_cast<double>(xyz[3 * i + a]))) p.bad = i;
+      }
+      parts[c] = p;
+    });
   });
   OctreeCube cube;
   double hi[3];
@@ -107,21 +126,56 @@ OctreeCube rootCube(Par& par, const OctreePoints& points) {
   return cube;
 }
 
+/// pgOctreeSpread of the 11-bit values (bit i to bit 3i), computed at compile time (16 KiB).
+inline constexpr auto kSpread11 = [] {
+  struct Table {
+    uint64_t v[2048];
+  } t{};
+  for (uint32_t i = 0; i < 2048; ++i)
+    for (int bit = 0; bit < 11; ++bit) t.v[i] |= static_cast<uint64_t>((i >> bit) & 1u) << (3 * bit);
+  return t;
+}();
+
+/// pgOctreeEncode by two table lookups per axis (bits 0–10 and 11–20)
+/// instead of five shift-and-mask steps: the same key, in about half the
+/// instructions of the key pass.
+inline uint64_t encodeByTable(uint32_t qx, uint32_t qy, uint32_t qz) {
+  auto spread = [](uint32_t q) { return kSpread11.v[q & 2047u] | kSpread11.v[q >> 11] << 33; };
+  return spread(qx) | spread(qy) << 1 | spread(qz) << 2;
+}
+
 /// keys[i] = key of point i; order[i] = i (when order is non-null).
 template <typename Par>
 void computeKeys(Par& par, const OctreePoints& points, const OctreeCube& cube, uint64_t* keys, uint32_t* order) {
   const Plan plan = par.plan(points.count, 1 << 16);
-  par.forEach(plan, [&](uint64_t, uint64_t b, uint64_t e) {
-    for (uint64_t i = b; i < e; ++i) {
-      keys[i] = pgOctreeKey(points.coord(i, 0), points.coord(i, 1), points.coord(i, 2), cube.min[0], cube.min[1],
-                            cube.min[2], cube.side);
-      if (order) order[i] = static_cast<uint32_t>(i);
-    }
+  withCoordinates(points, [&](const auto* xyz) {
+    par.forEach(plan, [&](uint64_t, uint64_t b, uint64_t e) {
+      const double x0 = cube.min[0], y0 = cube.min[1], z0 = cube.min[2], side = cube.side;
+      for (uint64_t i = b; i < e; ++i) {
+        keys[i] = encodeByTable(pgOctreeQuantize(static_cast<double>(xyz[3 * i]), x0, side),
+                                pgOctreeQuantize(static_cast<double>(xyz[3 * i + 1]), y0, side),
+                                pgOctreeQuantize(static_cast<double>(xyz[3 * i + 2]), z0, side));
+        if (order) order[i] = static_cast<uint32_t>(i);
+      }
+    });
   });
 }
 
 inline uint64_t firstAtLeast(const uint64_t* keys, uint64_t b, uint64_t e, uint64_t key) {
   return static_cast<uint64_t>(std::lower_bound(keys + b, keys + e, key) - keys);
+}
+
+/// firstAtLeast(keys, b, n, key) by galloping from b: O(log of the distance),
+/// so finding the end of a small cell right after its begin reads a few
+/// neighbouring keys instead of binary-searching the whole array.
+inline uint64_t gallopFirstAtLeast(const uint64_t* keys, uint64_t b, uint64_t n, uint64_t key) {
+  if (b >= n || keys[b] >= key) return b;
+  uint64_t below = b, step = 1;  // keys[below] < key
+  while (below + step < n && keys[below + step] < key) {
+    below += step;
+    step *= 2;
+  }
+  return firstAtLeast(keys, below + 1, std::min(n, below + step), key);
 }
 
 inline void resizeNodes(Octree& t, uint64_t nodes, bool level_order) {
@@ -159,18 +213,33 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
   const uint64_t s = leaf_size;
   const int D = depth_limit;
   constexpr int kL = kOctreeMaxLevel + 1;
+  // Point i owns levels lo..hi; false when it owns none. Most points own
+  // none, and a test on the XORs tells most of them without the levels:
+  // (K[i−1] ^ K[i]) <= (K[i] ^ K[i+s]) means the highest bit in which K[i]
+  // differs from its predecessor is not above the one in which it differs
+  // from K[i+s], so commonLevel(K[i−1], K[i]) >= commonLevel(K[i], K[i+s]).
   auto ownedLevels = [&](uint64_t i, int& lo, int& hi) {
-    lo = i == 0 ? 0 : pgOctreeCommonLevel(K[i - 1], K[i]) + 1;
-    hi = i + s < n ? std::min(pgOctreeCommonLevel(K[i], K[i + s]), D - 1) : -1;
+    if (i + s >= n) return false;
+    const uint64_t ahead = K[i] ^ K[i + s];
+    lo = 0;
+    if (i > 0) {
+      const uint64_t behind = K[i - 1] ^ K[i];
+      if (behind <= ahead) return false;
+      lo = pgOctreeCommonLevel(K[i - 1], K[i]) + 1;
+    }
+    hi = std::min(pgOctreeCommonLevel(K[i], K[i + s]), D - 1);
+    return lo <= hi;
   };
   const Plan plan = par.plan(n, 1 << 16);
   std::vector<uint64_t> counts(plan.count * kL, 0);
+  std::vector<std::vector<uint32_t>> owners(plan.count);  // per chunk, the points that own cells
   if (D > 0 && n > s) {
     par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t e) {
       uint64_t local[kL] = {};
-      int lo, hi;
+      int lo = 0, hi = -1;
       for (uint64_t i = b; i < e; ++i) {
-        ownedLevels(i, lo, hi);
+        if (!ownedLevels(i, lo, hi)) continue;
+        owners[c].push_back(static_cast<uint32_t>(i));
         for (int l = lo; l <= hi; ++l) ++local[l];
       }
       std::copy(local, local + kL, counts.begin() + c * kL);
@@ -191,17 +260,22 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
   level_start[kL] = running;
   const uint64_t internal = running;
   const uint64_t nodes = 1 + 8 * internal;
-  requireMemory("octree nodes", internal * 12 + nodes * kNodeBytes, budget, held);
+  requireMemory("octree nodes", internal * 16 + nodes * kNodeBytes, budget, held);
+  // Per internal cell: its prefix and its owner, the point whose key is the
+  // cell's first (so the cell's points start there: no search for it).
   OctreeArray<uint64_t> ipref(internal);
-  OctreeArray<uint32_t> inode(internal);
+  OctreeArray<uint32_t> iowner(internal), inode(internal);
   if (internal) {
-    par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t e) {
+    par.forEach(plan, [&](uint64_t c, uint64_t, uint64_t) {
       uint64_t at[kL];
       std::copy(offsets.begin() + c * kL, offsets.begin() + (c + 1) * kL, at);
-      int lo, hi;
-      for (uint64_t i = b; i < e; ++i) {
+      int lo = 0, hi = -1;
+      for (const uint32_t i : owners[c]) {
         ownedLevels(i, lo, hi);
-        for (int l = lo; l <= hi; ++l) ipref[at[l]++] = pgOctreePrefix(K[i], l);
+        for (int l = lo; l <= hi; ++l) {
+          ipref[at[l]] = pgOctreePrefix(K[i], l);
+          iowner[at[l]++] = static_cast<uint32_t>(i);
+        }
       }
     });
   }
@@ -213,41 +287,61 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
   node_base[1] = 1;
   for (int l = 1; l < kL; ++l) node_base[l + 1] = node_base[l] + 8 * level_count[l - 1];
   resizeNodes(t, nodes, true);
+  auto levelOf = [&](uint64_t id) {
+    return static_cast<int>(std::upper_bound(level_start.begin(), level_start.end(), id) -
+                            level_start.begin()) -
+           1;
+  };
   const Plan iplan = par.plan(internal, 1 << 12);
+  // The parent's rank: cells of a level are in Morton order and so are their
+  // parents, so within a chunk the rank only grows — one binary search per
+  // chunk and level, then a merge.
   par.forEach(iplan, [&](uint64_t, uint64_t b, uint64_t e) {
+    int l = levelOf(b);
+    uint64_t rank = 0;
+    bool positioned = false;
     for (uint64_t id = b; id < e; ++id) {
-      const int l = static_cast<int>(std::upper_bound(level_start.begin(), level_start.end(), id) -
-                                     level_start.begin()) - 1;
+      while (id >= level_start[l + 1]) {
+        ++l;
+        positioned = false;
+      }
       if (l == 0) {
         inode[id] = 0;
         continue;
       }
       const uint64_t p = ipref[id];
-      const uint64_t* first = ipref.data() + level_start[l - 1];
-      const uint64_t rank = std::lower_bound(first, first + level_count[l - 1], p >> 3) - first;
+      const uint64_t* parents = ipref.data() + level_start[l - 1];
+      if (!positioned) {
+        rank = std::lower_bound(parents, parents + level_count[l - 1], p >> 3) - parents;
+        positioned = true;
+      }
+      while (parents[rank] < (p >> 3)) ++rank;  // the parent is internal: it is there
       inode[id] = static_cast<uint32_t>(node_base[l] + 8 * rank + (p & 7));
     }
   });
-  // Nodes: the root, then every internal cell writes its 8 children and its
-  // own first_child (distinct elements: no two writers share one).
+  // Nodes: the root, then every internal cell writes its own first_child and
+  // its 8 children — first_child only for the leaves among them, which it
+  // recognizes by the definition (at most leaf_size points, or at the depth
+  // limit); an internal child writes its own. So every element has exactly
+  // one writer, and the empty leaves are counted on the way.
   t.level[0] = 0;
   t.prefix[0] = 0;
   t.parent[0] = kOctreeNone;
   t.begin[0] = 0;
   t.end[0] = static_cast<uint32_t>(n);
-  const Plan nplan = par.plan(nodes, 1 << 14);
-  par.forEach(nplan, [&](uint64_t, uint64_t b, uint64_t e) {
-    std::fill(t.first_child.begin() + b, t.first_child.begin() + e, kOctreeNone);
-  });
-  par.forEach(iplan, [&](uint64_t, uint64_t b, uint64_t e) {
+  if (internal == 0) t.first_child[0] = kOctreeNone;
+  std::vector<uint64_t> chunk_empty(iplan.count, 0);
+  par.forEach(iplan, [&](uint64_t c, uint64_t b, uint64_t e) {
+    int l = levelOf(b);
+    uint64_t empty = 0;
     for (uint64_t id = b; id < e; ++id) {
-      const int l = static_cast<int>(std::upper_bound(level_start.begin(), level_start.end(), id) -
-                                     level_start.begin()) - 1;
+      while (id >= level_start[l + 1]) ++l;
       const uint64_t p = ipref[id];
       const uint32_t self = inode[id];
       const uint32_t fc = static_cast<uint32_t>(node_base[l + 1] + 8 * (id - level_start[l]));
+      const bool children_may_split = l + 1 < D;
       t.first_child[self] = fc;
-      uint64_t bound = firstAtLeast(K, 0, n, pgOctreeCellBegin(l, p));
+      uint64_t bound = iowner[id];
       for (uint32_t d = 0; d < 8; ++d) {
         const uint32_t ch = fc + d;
         const uint64_t cp = p * 8 + d;
@@ -255,11 +349,19 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
         t.prefix[ch] = cp;
         t.parent[ch] = self;
         t.begin[ch] = static_cast<uint32_t>(bound);
-        bound = firstAtLeast(K, bound, n, pgOctreeCellEnd(l + 1, cp));
+        const uint64_t child_begin = bound;
+        bound = gallopFirstAtLeast(K, bound, n, pgOctreeCellEnd(l + 1, cp));
         t.end[ch] = static_cast<uint32_t>(bound);
+        if (!children_may_split || bound - child_begin <= s) {
+          t.first_child[ch] = kOctreeNone;
+          empty += bound == child_begin ? 1 : 0;
+        }
       }
     }
+    chunk_empty[c] = empty;
   });
+  t.stats.empty_leaves = 0;
+  for (uint64_t v : chunk_empty) t.stats.empty_leaves += v;
   int deepest = 0;
   for (int l = 0; l < kL; ++l)
     if (level_count[l]) deepest = l + 1;
@@ -629,10 +731,12 @@ Octree build(Par& par, const OctreePoints& points, const OctreeOptions& options)
         for (int a = 0; a < 3; ++a) t.xyz[3 * j + a] = points.coord(t.order[j], a);
     });
   }
-  uint64_t empty = 0;
-  for (uint64_t x = 0; x < t.size(); ++x)
-    if (t.begin[x] == t.end[x] && t.isLeaf(static_cast<uint32_t>(x))) ++empty;
-  t.stats.empty_leaves = empty;
+  if (t.layout != OctreeLayout::kLevelOrder || options.method == OctreeMethod::kTopDown) {
+    uint64_t empty = 0;  // (the bucketed build counts them as it writes the leaves)
+    for (uint64_t x = 0; x < t.size(); ++x)
+      if (t.begin[x] == t.end[x] && t.isLeaf(static_cast<uint32_t>(x))) ++empty;
+    t.stats.empty_leaves = empty;
+  }
   return t;
 }
 

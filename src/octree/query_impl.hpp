@@ -46,46 +46,36 @@ inline uint32_t locateOne(const Octree& t, double x, double y, double z) {
   for (int a = 0; a < 3; ++a)
     if (!(p[a] >= lo[a] && (p[a] - lo[a] < side || (side == 0 && p[a] == lo[a])))) return kOctreeNone;
   const uint64_t key = pgOctreeKey(x, y, z, lo[0], lo[1], lo[2], side);
-  while (t.first_child[node] != kOctreeNone) node = t.first_child[node] + pgOctreeDigit(key, t.level[node] + 1);
+  // Level order: a node's children are one level down, so the depth is a
+  // counter rather than a read of t.level.
+  int level = 0;
+  for (uint32_t fc; (fc = t.first_child[node]) != kOctreeNone;) node = fc + pgOctreeDigit(key, ++level);
   return node;
 }
 
-/// The cell box of a node, widened by side·2^-40 on every side so that a
-/// point whose quantization rounded across a cell wall still lies inside.
-struct CellBox {
-  double lo[3], hi[3];
-};
-
-inline CellBox cellBox(const Octree& t, uint32_t node) {
-  const int l = t.level[node];
-  const uint64_t start = pgOctreeCellBegin(l, t.prefix[node]);
-  const uint32_t q[3] = {pgOctreeCompact(start), pgOctreeCompact(start >> 1), pgOctreeCompact(start >> 2)};
-  const double cell = t.cube.side / 2097152.0;
-  const double width = static_cast<double>(1u << (kOctreeMaxLevel - l)) * cell;
-  const double slack = std::ldexp(t.cube.side, -40);
-  CellBox box;
-  for (int a = 0; a < 3; ++a) {
-    box.lo[a] = t.cube.min[a] + static_cast<double>(q[a]) * cell - slack;
-    box.hi[a] = box.lo[a] + width + 2 * slack;
+/// f(j, p) for the points at positions b .. e of `order`, p pointing at
+/// their x y z (const double* or const float*): the tree's sorted copy when
+/// it has one (the same doubles), else the caller's array gathered through
+/// `order`. The source is chosen once per call, not per point.
+template <typename F>
+void forPoints(const Octree& t, const OctreePoints& pts, uint32_t b, uint32_t e, F&& f) {
+  const uint32_t* order = t.order.data();
+  if (!t.xyz.empty()) {
+    for (uint32_t j = b; j < e; ++j) f(j, t.xyz.data() + 3 * static_cast<uint64_t>(j));
+  } else if (pts.xyz64) {
+    for (uint32_t j = b; j < e; ++j) f(j, pts.xyz64 + 3 * static_cast<uint64_t>(order[j]));
+  } else {
+    for (uint32_t j = b; j < e; ++j) f(j, pts.xyz32 + 3 * static_cast<uint64_t>(order[j]));
   }
-  return box;
 }
 
-inline double pointDist2(const OctreePoints& pts, uint32_t i, const double* q) {
-  const double dx = pts.coord(i, 0) - q[0];
-  const double dy = pts.coord(i, 1) - q[1];
-  const double dz = pts.coord(i, 2) - q[2];
-  return dx * dx + dy * dy + dz * dz;
-}
-
-/// Distance² of the point at position j of `order`: from the tree's sorted
-/// copy when it has one (the same doubles, so the same value), else gathered.
-inline double leafDist2(const Octree& t, const OctreePoints& pts, uint32_t j, const double* q) {
-  if (t.xyz.empty()) return pointDist2(pts, t.order[j], q);
-  const double* p = &t.xyz[3 * static_cast<uint64_t>(j)];
-  const double dx = p[0] - q[0];
-  const double dy = p[1] - q[1];
-  const double dz = p[2] - q[2];
+/// Squared distance in double of a point (widened to double) to q, computed
+/// as the contract says: (px-qx)² + (py-qy)² + (pz-qz)².
+template <typename T>
+double dist2To(const T* p, const double* q) {
+  const double dx = static_cast<double>(p[0]) - q[0];
+  const double dy = static_cast<double>(p[1]) - q[1];
+  const double dz = static_cast<double>(p[2]) - q[2];
   return dx * dx + dy * dy + dz * dz;
 }
 
@@ -105,10 +95,11 @@ struct Geometry {
   }
 };
 
-/// A node to visit: its squared box distance and its cell's lower corner.
+/// A node to visit: its squared box distance, its level and its cell's lower corner.
 struct Visit {
   double md;
   uint32_t node;
+  int level;
   double lo[3];
 };
 
@@ -122,64 +113,171 @@ inline double cornerDist2(const double* lo, double w, double slack, const double
   return d2;
 }
 
-/// Depth-first branch and bound over non-empty nodes, nearest child first:
-/// leaf(node) for every leaf not pruned by prune(box distance²). Child cells
-/// are the parent's corner plus half its width per set digit bit, widened by
-/// the slack (side·2^-40) like cellBox.
+/// Children in the order the descent visits them, as XOR masks on the digit
+/// of the child nearest the query: that child, then the three that share a
+/// face with it, the three that share an edge, the opposite corner. Listed
+/// last to first, for a stack.
+inline constexpr uint8_t kPushOrder[8] = {7, 6, 5, 3, 4, 2, 1, 0};
+
+/// Depth-first branch and bound over non-empty nodes: leaf(node) for every
+/// leaf not pruned by prune(box distance²). The child nearest the query is
+/// visited first, then its face, edge and corner neighbours (kPushOrder) —
+/// an order that finds close points early without sorting the children by
+/// distance; the result never depends on it. Child cells are the parent's
+/// corner plus half its width per set digit bit, widened by the slack
+/// (side·2^-40) so that rounding in the quantization never prunes a point;
+/// their distances come from 2 per axis (lower
+/// and upper half), summed in axis order as cornerDist2 sums them. Children
+/// already pruned are not pushed, and a node is tested again when popped
+/// (prune may have tightened meanwhile). The subtree of `skip` is left out
+/// (a caller that has already seen its points).
 template <typename Prune, typename Leaf>
-void descend(const Octree& t, const Geometry& g, const double* q, std::vector<Visit>& stack, Prune&& prune,
-             Leaf&& leaf) {
-  stack.clear();
-  Visit root{0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
+void descend(const Octree& t, const Geometry& g, const double* q, Prune&& prune, Leaf&& leaf,
+             uint32_t skip = kOctreeNone) {
+  // At most 7 pending siblings per level plus one node's 8 children.
+  Visit stack[8 * (kOctreeMaxLevel + 1)];
+  int top = 0;
+  Visit& root = stack[top++];
+  root = Visit{0, 0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
   root.md = cornerDist2(root.lo, g.width[0], g.slack, q);
-  stack.push_back(root);
-  while (!stack.empty()) {
-    const Visit v = stack.back();
-    stack.pop_back();
+  const uint32_t* first_child = t.first_child.data();
+  const uint32_t* begin = t.begin.data();
+  const uint32_t* end = t.end.data();
+  while (top > 0) {
+    // A reference, not a copy: the children are pushed into its slot only
+    // after everything is read from it (corner, axis_d2, child_level).
+    const Visit& v = stack[--top];
     if (prune(v.md)) continue;
-    const uint32_t fc = t.first_child[v.node];
+    const uint32_t fc = first_child[v.node];
     if (fc == kOctreeNone) {
       leaf(v.node);
       continue;
     }
-    const double half = g.width[t.level[v.node] + 1];
-    Visit kids[8];
-    int k = 0;
-    for (uint32_t d = 0; d < 8; ++d) {
-      const uint32_t ch = fc + d;
-      if (t.begin[ch] == t.end[ch]) continue;
-      Visit& c = kids[k++];
-      c.node = ch;
-      for (int a = 0; a < 3; ++a) c.lo[a] = v.lo[a] + (((d >> a) & 1) ? half : 0.0);
-      c.md = cornerDist2(c.lo, half, g.slack, q);
+    const int child_level = v.level + 1;
+    const double half = g.width[child_level];
+    double axis_d2[3][2];  // [axis][upper half]
+    double corner[3][2];
+    uint32_t near = 0;
+    for (int a = 0; a < 3; ++a) {
+      for (int up = 0; up < 2; ++up) {
+        const double lo = v.lo[a] + (up ? half : 0.0);
+        const double b0 = lo - g.slack, b1 = lo + half + g.slack;
+        const double d = q[a] < b0 ? b0 - q[a] : (q[a] > b1 ? q[a] - b1 : 0.0);
+        corner[a][up] = lo;
+        axis_d2[a][up] = d * d;
+      }
+      near |= (q[a] >= corner[a][1] ? 1u : 0u) << a;
     }
-    // Farthest pushed first so that the nearest is popped first (ties: lower id first).
-    for (int i = 1; i < k; ++i)  // insertion sort of at most 8
-      for (int j = i; j > 0 && (kids[j - 1].md < kids[j].md ||
-                                (kids[j - 1].md == kids[j].md && kids[j - 1].node < kids[j].node));
-           --j)
-        std::swap(kids[j - 1], kids[j]);
-    for (int i = 0; i < k; ++i) stack.push_back(kids[i]);
+    // The 8 distances at once, straight-line (12 additions in cornerDist2's order: x + y, then + z).
+    double xy[4], child_d2[8];
+    for (int d = 0; d < 4; ++d) xy[d] = axis_d2[0][d & 1] + axis_d2[1][d >> 1];
+    for (int d = 0; d < 8; ++d) child_d2[d] = xy[d & 3] + axis_d2[2][d >> 2];
+    for (const uint8_t mask : kPushOrder) {
+      const uint32_t d = near ^ mask;
+      const uint32_t ch = fc + d;
+      if (begin[ch] == end[ch] || ch == skip) continue;
+      const double md = child_d2[d];
+      if (prune(md)) continue;
+      Visit& c = stack[top++];
+      c.md = md;
+      c.node = ch;
+      c.level = child_level;
+      for (int a = 0; a < 3; ++a) c.lo[a] = corner[a][(d >> a) & 1];
+    }
   }
 }
 
+/// The k best candidates so far, ascending by (d2, index), in a fixed array:
+/// insertion from the back (k is small: 8 for the benchmark). `bound` is the
+/// k-th distance once there are k, else infinity: a box or point farther
+/// than it cannot enter.
+struct KBest {
+  std::vector<Candidate> items;
+  uint32_t k = 0, size = 0;
+  double bound = std::numeric_limits<double>::infinity();
+  void reset(uint32_t capacity) {
+    k = capacity;
+    size = 0;
+    bound = std::numeric_limits<double>::infinity();
+    if (items.size() < k) items.resize(k);
+  }
+  void offer(const Candidate& c) {
+    if (size == k && !(c < items[k - 1])) return;
+    uint32_t at = size == k ? k - 1 : size++;
+    for (; at > 0 && c < items[at - 1]; --at) items[at] = items[at - 1];
+    items[at] = c;
+    if (size == k) bound = items[k - 1].d2;
+  }
+};
+
 /// k nearest of query q into best (sorted ascending, at most k).
 inline void knnOne(const Octree& t, const Geometry& g, const OctreePoints& pts, const double* q, uint32_t k,
-                   std::vector<Candidate>& best, std::vector<Visit>& stack) {
-  best.clear();
+                   KBest& best) {
+  best.reset(k);
   if (k == 0) return;
+  const uint32_t* order = t.order.data();
+  const uint32_t* begin = t.begin.data();
+  const uint32_t* end = t.end.data();
+  auto visitLeaf = [&](uint32_t node) {
+    forPoints(t, pts, begin[node], end[node], [&](uint32_t j, const auto* p) {
+      const double d2 = dist2To(p, q);
+      if (d2 > best.bound) return;  // (ties are decided by index in offer)
+      best.offer(Candidate{d2, order[j]});
+    });
+  };
+  // Seed the bound before the descent: the deepest node on the query's path
+  // (its key, clamped to the cube) that holds at least k points is scanned
+  // whole — on the uniform cloud the leaf's parent, ~30 points — so the
+  // descent starts with a finite bound and prunes at every level; it then
+  // skips that node. The bound is the k-th distance among points seen, so
+  // pruning stays exact.
+  uint32_t seed = 0;
+  const uint32_t* first_child = t.first_child.data();
+  const uint64_t key =
+      pgOctreeKey(q[0], q[1], q[2], t.cube.min[0], t.cube.min[1], t.cube.min[2], t.cube.side);
+  int level = 0;
+  for (uint32_t fc; (fc = first_child[seed]) != kOctreeNone;) {
+    const uint32_t child = fc + pgOctreeDigit(key, ++level);
+    if (end[child] - begin[child] < k) break;
+    seed = child;
+  }
+  visitLeaf(seed);        // (any node: its points are order[begin .. end))
+  if (seed == 0) return;  // the root: every point is seen
   descend(
-      t, g, q, stack, [&](double md) { return best.size() == k && md > best.back().d2; },
-      [&](uint32_t node) {
-        for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
-          const uint32_t idx = t.order[j];
-          const Candidate c{leafDist2(t, pts, j, q), idx};
-          if (best.size() == k && !(c < best.back())) continue;
-          auto at = std::upper_bound(best.begin(), best.end(), c);
-          if (best.size() == k) best.pop_back();
-          best.insert(at, c);
-        }
-      });
+      t, g, q, [&](double md) { return md > best.bound; }, visitLeaf, seed);
+}
+
+/// Batches of at least this many queries are answered in Morton order.
+inline constexpr uint64_t kMortonOrderFrom = 512;
+
+/// The order in which a batch is answered: its queries sorted by the Morton
+/// key of their position (the first 3 doubles of every `stride`), so that
+/// consecutive queries descend to the same cells and read the same points
+/// while they are in cache — uniform queries over 10^6 points otherwise miss
+/// it at almost every leaf. Only the order of the work changes: every answer
+/// is written at its query's place. Empty (input order) for small batches.
+template <typename Par>
+OverwriteVector<uint32_t> mortonOrder(Par& par, const Octree& t, const double* xyz, uint64_t stride,
+                                      uint64_t m) {
+  OverwriteVector<uint32_t> order;
+  if (m < kMortonOrderFrom || m > kOctreeMaxPoints) return order;
+  OverwriteVector<uint64_t> keys(m);
+  order.resize(m);
+  par.forEach(par.plan(m, 1 << 14), [&](uint64_t, uint64_t b, uint64_t e) {
+    for (uint64_t q = b; q < e; ++q) {
+      const double* p = xyz + stride * q;  // (outside the cube or NaN: clamped, any place will do)
+      keys[q] = pgOctreeKey(p[0], p[1], p[2], t.cube.min[0], t.cube.min[1], t.cube.min[2], t.cube.side);
+      order[q] = static_cast<uint32_t>(q);
+    }
+  });
+  primitives::RadixScratch scratch;
+  par.sort(keys.data(), order.data(), m, scratch);
+  return order;
+}
+
+/// The query answered at position `pos` of a batch in `order`.
+inline uint64_t queryAt(const OverwriteVector<uint32_t>& order, uint64_t pos) {
+  return order.empty() ? pos : order[pos];
 }
 
 template <typename Par>
@@ -187,41 +285,48 @@ void knnBatch(Par& par, const Octree& t, const OctreePoints& pts, const double* 
               uint32_t* out, double* dist2) {
   requireCubeTree(t, "octreeKnn");
   const Geometry g(t);
+  const OverwriteVector<uint32_t> order = mortonOrder(par, t, xyz, 3, m);
   const Plan plan = par.plan(m, 256);
   par.forEach(plan, [&](uint64_t, uint64_t b, uint64_t e) {
-    std::vector<Candidate> best;
-    best.reserve(k + 1);
-    std::vector<Visit> stack;
-    for (uint64_t q = b; q < e; ++q) {
-      knnOne(t, g, pts, xyz + 3 * q, k, best, stack);
+    KBest best;
+    for (uint64_t pos = b; pos < e; ++pos) {
+      const uint64_t q = queryAt(order, pos);
+      knnOne(t, g, pts, xyz + 3 * q, k, best);
       for (uint32_t j = 0; j < k; ++j) {
-        const bool have = j < best.size();
-        out[q * k + j] = have ? best[j].index : kOctreeNone;
-        if (dist2) dist2[q * k + j] = have ? best[j].d2 : std::numeric_limits<double>::infinity();
+        const bool have = j < best.size;
+        out[q * k + j] = have ? best.items[j].index : kOctreeNone;
+        if (dist2) dist2[q * k + j] = have ? best.items[j].d2 : std::numeric_limits<double>::infinity();
       }
     }
   });
 }
 
-/// Runs one(q, results) per query; gathers the results in query order.
+/// Runs one(q, results) for every query, in `order` (mortonOrder); gathers
+/// the results in query order.
 template <typename Par, typename One>
-OctreeQueryResult gather(Par& par, uint64_t m, One&& one) {
+OctreeQueryResult gather(Par& par, uint64_t m, const OverwriteVector<uint32_t>& order, One&& one) {
   const Plan plan = par.plan(m, 256);
   std::vector<std::vector<uint32_t>> parts(plan.count);
+  OverwriteVector<uint64_t> start(m);  // where query q's results begin in its chunk's part
   OctreeQueryResult r;
   r.offsets.assign(m + 1, 0);
   par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t e) {
     std::vector<uint32_t>& mine = parts[c];
-    for (uint64_t q = b; q < e; ++q) {
-      const uint64_t before = mine.size();
+    for (uint64_t pos = b; pos < e; ++pos) {
+      const uint64_t q = queryAt(order, pos);
+      start[q] = mine.size();
       one(q, mine);
-      r.offsets[q + 1] = mine.size() - before;
+      r.offsets[q + 1] = mine.size() - start[q];
     }
   });
   for (uint64_t q = 0; q < m; ++q) r.offsets[q + 1] += r.offsets[q];
   r.indices.resize(r.offsets[m]);
-  par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t) {
-    std::copy(parts[c].begin(), parts[c].end(), r.indices.begin() + r.offsets[b]);
+  par.forEach(plan, [&](uint64_t c, uint64_t b, uint64_t e) {
+    for (uint64_t pos = b; pos < e; ++pos) {
+      const uint64_t q = queryAt(order, pos);
+      std::copy_n(parts[c].begin() + start[q], r.offsets[q + 1] - r.offsets[q],
+                  r.indices.begin() + r.offsets[q]);
+    }
   });
   return r;
 }
@@ -232,20 +337,18 @@ OctreeQueryResult radiusBatch(Par& par, const Octree& t, const OctreePoints& pts
   requireCubeTree(t, "octreeRadius");
   const double r2 = radius * radius;
   const Geometry g(t);
-  return gather(par, m, [&](uint64_t qi, std::vector<uint32_t>& out) {
-    thread_local std::vector<Visit> stack;
+  return gather(par, m, mortonOrder(par, t, xyz, 3, m), [&](uint64_t qi, std::vector<uint32_t>& out) {
     thread_local std::vector<Candidate> found;
     found.clear();
     const double* q = xyz + 3 * qi;
     if (!(radius >= 0)) return;
     descend(
-        t, g, q, stack, [&](double md) { return md > r2; },
+        t, g, q, [&](double md) { return md > r2; },
         [&](uint32_t node) {
-          for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
-            const uint32_t idx = t.order[j];
-            const double d2 = leafDist2(t, pts, j, q);
-            if (d2 <= r2) found.push_back({d2, idx});
-          }
+          forPoints(t, pts, t.begin[node], t.end[node], [&](uint32_t j, const auto* p) {
+            const double d2 = dist2To(p, q);
+            if (d2 <= r2) found.push_back({d2, t.order[j]});
+          });
         });
     std::sort(found.begin(), found.end());
     for (const Candidate& c : found) out.push_back(c.index);
@@ -255,32 +358,57 @@ OctreeQueryResult radiusBatch(Par& par, const Octree& t, const OctreePoints& pts
 template <typename Par>
 OctreeQueryResult boxBatch(Par& par, const Octree& t, const OctreePoints& pts, const double* boxes, uint64_t m) {
   requireCubeTree(t, "octreeBox");
-  return gather(par, m, [&](uint64_t qi, std::vector<uint32_t>& out) {
+  const Geometry g(t);
+  const uint32_t* first_child = t.first_child.data();
+  const uint32_t* begin = t.begin.data();
+  const uint32_t* end = t.end.data();
+  return gather(par, m, mortonOrder(par, t, boxes, 6, m), [&](uint64_t qi, std::vector<uint32_t>& out) {
     const double* lo = boxes + 6 * qi;
     const double* hi = lo + 3;
     const uint64_t first = out.size();
-    std::vector<uint32_t> stack{0};
-    while (!stack.empty()) {
-      const uint32_t node = stack.back();
-      stack.pop_back();
-      if (t.begin[node] == t.end[node]) continue;
-      const CellBox b = cellBox(t, node);
-      bool overlap = true;
-      for (int a = 0; a < 3; ++a) overlap = overlap && b.lo[a] <= hi[a] && lo[a] <= b.hi[a];
-      if (!overlap) continue;
-      const uint32_t fc = t.first_child[node];
-      if (fc != kOctreeNone) {
-        for (uint32_t d = 0; d < 8; ++d) stack.push_back(fc + d);
+    // Depth first over the non-empty cells whose box, widened by the slack
+    // (as in descend), meets the closed query box; child corners are the
+    // parent's plus half its width per digit bit, as in descend.
+    struct BoxVisit {
+      uint32_t node;
+      int level;
+      double lo[3];
+    };
+    BoxVisit stack[8 * (kOctreeMaxLevel + 1)];
+    int top = 0;
+    bool meets_root = true;
+    for (int a = 0; a < 3; ++a)
+      meets_root =
+          meets_root && t.cube.min[a] - g.slack <= hi[a] && lo[a] <= t.cube.min[a] + g.width[0] + g.slack;
+    if (meets_root) stack[top++] = BoxVisit{0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
+    while (top > 0) {
+      const BoxVisit v = stack[--top];
+      const uint32_t fc = first_child[v.node];
+      if (fc == kOctreeNone) {
+        forPoints(t, pts, begin[v.node], end[v.node], [&](uint32_t j, const auto* p) {
+          bool inside = true;
+          for (int a = 0; a < 3; ++a) {
+            const double x = static_cast<double>(p[a]);
+            inside = inside && lo[a] <= x && x <= hi[a];
+          }
+          if (inside) out.push_back(t.order[j]);
+        });
         continue;
       }
-      for (uint32_t j = t.begin[node]; j < t.end[node]; ++j) {
-        const uint32_t idx = t.order[j];
-        bool inside = true;
-        for (int a = 0; a < 3; ++a) {
-          const double v = t.xyz.empty() ? pts.coord(idx, a) : t.xyz[3 * static_cast<uint64_t>(j) + a];
-          inside = inside && lo[a] <= v && v <= hi[a];
+      const double half = g.width[v.level + 1];
+      bool meets[3][2];  // [axis][upper half]
+      double corner[3][2];
+      for (int a = 0; a < 3; ++a)
+        for (int up = 0; up < 2; ++up) {
+          corner[a][up] = v.lo[a] + (up ? half : 0.0);
+          meets[a][up] = corner[a][up] - g.slack <= hi[a] && lo[a] <= corner[a][up] + half + g.slack;
         }
-        if (inside) out.push_back(idx);
+      for (uint32_t d = 0; d < 8; ++d) {
+        const uint32_t ch = fc + d;
+        if (!(meets[0][d & 1] && meets[1][(d >> 1) & 1] && meets[2][d >> 2]) || begin[ch] == end[ch])
+          continue;
+        stack[top++] =
+            BoxVisit{ch, v.level + 1, {corner[0][d & 1], corner[1][(d >> 1) & 1], corner[2][d >> 2]}};
       }
     }
     std::sort(out.begin() + first, out.end());

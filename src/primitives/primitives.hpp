@@ -29,6 +29,7 @@
 
 #include "primitives/monoids.h"
 #include "procgen/backend.hpp"
+#include "procgen/memory.hpp"
 
 namespace procgen::detail {
 class CpuExecutor;
@@ -69,11 +70,14 @@ enum class ScanKind {
 
 /// Scratch of the radix sort, reused across calls so repeated sorts do not
 /// fault in fresh pages (src/common/large_buffer.hpp); grows, never shrinks.
-/// One scratch per concurrent sort.
+/// One scratch per concurrent sort. OverwriteVectors: growing writes nothing
+/// (a std::vector zero-filled 12 bytes per 64-bit key and value on one thread
+/// before the sort overwrote them), and a fresh scratch of a one-shot caller
+/// reuses the huge-page blocks an earlier call freed (procgen/memory.hpp).
 struct RadixScratch {
-  std::vector<uint64_t> keys64;
-  std::vector<uint32_t> keys32;
-  std::vector<uint32_t> values;
+  OverwriteVector<uint64_t> keys64;
+  OverwriteVector<uint32_t> keys32;
+  OverwriteVector<uint32_t> values;
   std::vector<uint64_t> counts;  ///< per chunk and digit
 };
 

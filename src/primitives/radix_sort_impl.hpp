@@ -31,13 +31,13 @@ inline constexpr int kRadixBits = 8;
 inline constexpr int kRadixBuckets = 1 << kRadixBits;
 
 template <typename K>
-std::vector<K>& scratchKeys(RadixScratch& s);
+OverwriteVector<K>& scratchKeys(RadixScratch& s);
 template <>
-inline std::vector<uint32_t>& scratchKeys<uint32_t>(RadixScratch& s) {
+inline OverwriteVector<uint32_t>& scratchKeys<uint32_t>(RadixScratch& s) {
   return s.keys32;
 }
 template <>
-inline std::vector<uint64_t>& scratchKeys<uint64_t>(RadixScratch& s) {
+inline OverwriteVector<uint64_t>& scratchKeys<uint64_t>(RadixScratch& s) {
   return s.keys64;
 }
 
@@ -69,6 +69,29 @@ void countDigits(const K* keys, uint64_t b, uint64_t e, uint64_t* cc) {
     const K k = keys[i];
     for (int p = 0; p < kPasses; ++p) ++cc[p * kRadixBuckets + ((k >> (p * kRadixBits)) & kMask)];
   }
+}
+
+/// The bits on which keys[b..e) differ: (AND of all) XOR (OR of all). A digit
+/// with none of them set is shared by every key and needs no pass. Two
+/// operations per key where a histogram of every digit takes one increment
+/// per digit.
+template <typename K>
+K differingBits(const K* keys, uint64_t b, uint64_t e) {
+  K all = ~K{0}, any = 0;
+  for (uint64_t i = b; i < e; ++i) {
+    all &= keys[i];
+    any |= keys[i];
+  }
+  return all ^ any;
+}
+
+/// Digits 0..top on which some of the keys differ, ascending; returns how many.
+template <typename K>
+int activeDigits(K differ, int top, int* active) {
+  int count = 0;
+  for (int p = 0; p <= top; ++p)
+    if ((differ >> (p * kRadixBits)) & (kRadixBuckets - 1)) active[count++] = p;
+  return count;
 }
 
 /// Ranges below this many elements are LSD-sorted in place of another MSD
@@ -109,35 +132,43 @@ void sortRange(K* dk, uint32_t* dv, K* ok, uint32_t* ov, bool data_in_keys, uint
     finish(dk, dv, data_in_keys);
     return;
   }
+  uint64_t start[kRadixBuckets];
+  int active[kPasses];
+  if (m > kMsdAbove) {
+    // An MSD split needs only its digit's counts: find the digit from the
+    // bits the keys differ in rather than from a histogram of every digit.
+    const int active_count = activeDigits(differingBits(dk, 0, m), top, active);
+    if (active_count == 0) {
+      finish(dk, dv, data_in_keys);
+      return;
+    }
+    const int p = active[active_count - 1];
+    if (active_count > 1) {
+      uint64_t c[kRadixBuckets] = {};
+      for (uint64_t i = 0; i < m; ++i) ++c[(dk[i] >> (p * kRadixBits)) & (kRadixBuckets - 1)];
+      uint64_t at = 0;
+      for (int d = 0; d < kRadixBuckets; ++d) {
+        start[d] = at;
+        at += c[d];
+      }
+      scatterChunk<K, kValues>(dk, dv, ok, ov, 0, m, p * kRadixBits, start);
+      for (int d = 0; d < kRadixBuckets; ++d) {
+        const uint64_t b = start[d];
+        if (c[d] == 0) continue;
+        sortRange<K, kValues>(ok + b, kValues ? ov + b : nullptr, dk + b, kValues ? dv + b : nullptr,
+                              !data_in_keys, c[d], p - 1);
+      }
+      return;
+    }
+  }
+  // LSD passes on a cache-sized range: one histogram of every digit (a fixed,
+  // unrolled loop), digits held by all m keys skipped.
   uint64_t cc[kPasses * kRadixBuckets];
   countDigits(dk, 0, m, cc);
-  int active[kPasses];
   int active_count = 0;
   for (int p = 0; p <= top; ++p) {
     const uint64_t* c = cc + p * kRadixBuckets;
     if (std::find(c, c + kRadixBuckets, m) == c + kRadixBuckets) active[active_count++] = p;
-  }
-  if (active_count == 0) {
-    finish(dk, dv, data_in_keys);
-    return;
-  }
-  uint64_t start[kRadixBuckets];
-  if (m > kMsdAbove && active_count > 1) {
-    const int p = active[active_count - 1];
-    const uint64_t* c = cc + p * kRadixBuckets;
-    uint64_t at = 0;
-    for (int d = 0; d < kRadixBuckets; ++d) {
-      start[d] = at;
-      at += c[d];
-    }
-    scatterChunk<K, kValues>(dk, dv, ok, ov, 0, m, p * kRadixBits, start);
-    for (int d = 0; d < kRadixBuckets; ++d) {
-      const uint64_t b = start[d];
-      if (c[d] == 0) continue;
-      sortRange<K, kValues>(ok + b, kValues ? ov + b : nullptr, dk + b, kValues ? dv + b : nullptr, !data_in_keys,
-                            c[d], p - 1);
-    }
-    return;
   }
   K* sk = dk;
   K* tk = ok;
@@ -169,7 +200,7 @@ template <typename K, bool kValues, typename Plan, typename ForEach, typename Fo
 void radixSortChunks(const Plan& plan, ForEach&& forEach, ForIndex&& forIndex, K* keys, uint32_t* values, uint64_t n,
                      RadixScratch& scratch) {
   constexpr int kPasses = static_cast<int>(sizeof(K)) * 8 / kRadixBits;
-  std::vector<K>& key_tmp = scratchKeys<K>(scratch);
+  OverwriteVector<K>& key_tmp = scratchKeys<K>(scratch);
   procgen::detail::resizeForOverwrite(key_tmp, n);
   if (kValues) procgen::detail::resizeForOverwrite(scratch.values, n);
   K* tmp_k = key_tmp.data();
@@ -179,19 +210,29 @@ void radixSortChunks(const Plan& plan, ForEach&& forEach, ForIndex&& forIndex, K
     sortRange<K, kValues>(keys, values, tmp_k, tmp_v, true, n, kPasses - 1);
     return;
   }
-  std::vector<uint64_t>& counts = scratch.counts;  // [(c * kPasses + p) * 256 + d]
-  counts.resize(chunks * kPasses * kRadixBuckets);
+  // The highest digit on which keys differ, from per-chunk AND / OR; then
+  // per-chunk counts of that digit alone.
+  std::vector<uint64_t>& counts = scratch.counts;  // [c * 256 + d]
+  counts.resize(chunks * kRadixBuckets);
+  std::vector<K> chunk_differ(chunks);
+  forEach(plan, [&](uint64_t c) { chunk_differ[c] = differingBits(keys, plan.begin(c), plan.end(c)); });
+  K all = ~K{0}, any = 0, differ = 0;
+  for (uint64_t c = 0; c < chunks; ++c) {  // differ of the union: within a chunk, or between chunks
+    differ |= chunk_differ[c];
+    all &= keys[plan.begin(c)];
+    any |= keys[plan.begin(c)];
+  }
+  differ |= all ^ any;
+  int active[kPasses];
+  const int active_count = activeDigits(differ, kPasses - 1, active);
+  if (active_count == 0) return;
+  const int top = active[active_count - 1];
   forEach(plan, [&](uint64_t c) {
-    countDigits(keys, plan.begin(c), plan.end(c), counts.data() + c * kPasses * kRadixBuckets);
+    uint64_t* cc = counts.data() + c * kRadixBuckets;
+    std::fill(cc, cc + kRadixBuckets, 0);
+    for (uint64_t i = plan.begin(c), e = plan.end(c); i < e; ++i)
+      ++cc[(keys[i] >> (top * kRadixBits)) & (kRadixBuckets - 1)];
   });
-  uint64_t totals[kPasses * kRadixBuckets] = {};
-  for (uint64_t c = 0; c < chunks; ++c)
-    for (int i = 0; i < kPasses * kRadixBuckets; ++i) totals[i] += counts[c * kPasses * kRadixBuckets + i];
-  int top = -1;  // the highest digit on which keys differ
-  for (int p = 0; p < kPasses; ++p)
-    if (std::find(totals + p * kRadixBuckets, totals + (p + 1) * kRadixBuckets, n) == totals + (p + 1) * kRadixBuckets)
-      top = p;
-  if (top < 0) return;
   std::vector<uint64_t> offsets(chunks * kRadixBuckets);
   uint64_t bucket_start[kRadixBuckets + 1];
   uint64_t at = 0;
@@ -199,7 +240,7 @@ void radixSortChunks(const Plan& plan, ForEach&& forEach, ForIndex&& forIndex, K
     bucket_start[d] = at;
     for (uint64_t c = 0; c < chunks; ++c) {
       offsets[c * kRadixBuckets + d] = at;
-      at += counts[(c * kPasses + top) * kRadixBuckets + d];
+      at += counts[c * kRadixBuckets + d];
     }
   }
   bucket_start[kRadixBuckets] = at;

@@ -21,12 +21,14 @@
 // and `procgen bench noise` gives the noise seed's table
 // (shared/seeds/001_191daa7b81372e37.txt §6): ms per 128³ volume of 3D Perlin
 // fBm for octaves 1–8, naive beside optimized on every backend.
+#include <malloc.h>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <malloc.h>
 #include <memory>
 #include <optional>
 #include <span>
@@ -34,15 +36,15 @@
 #include <string>
 #include <thread>
 #include <vector>
-#include <cstdlib>
 
 #include "bench_stats.hpp"
 #include "cli.hpp"
 #include "output_options.hpp"
 #include "procgen/lsystem.hpp"
-#include "procgen/noise.hpp"
-#include "procgen/opencl.hpp"
 #include "procgen/memory.hpp"
+#include "procgen/noise.hpp"
+#include "procgen/octree.hpp"
+#include "procgen/opencl.hpp"
 #include "procgen/scene.hpp"
 #include "procgen/treebox.hpp"
 
@@ -506,6 +508,19 @@ Json columnsJson(const std::vector<Column>& columns) {
   return cols;
 }
 
+/// Per column, against serial: {median, q1, q3} of the per-round ratios (null: serial or failed).
+Json speedupsJson(const StageTimes& st) {
+  Json out = Json::array();
+  for (size_t k = 0; k < st.runs.size(); ++k) {
+    const Speedup sp = k == 0 ? Speedup{} : st.speedup(k);
+    if (sp.valid())
+      out.push_back({{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}});
+    else
+      out.push_back(nullptr);
+  }
+  return out;
+}
+
 Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns) {
   Json j;
   j["columns"] = columnsJson(columns);
@@ -521,13 +536,7 @@ Json benchJson(const std::vector<Row>& rows, const std::vector<Column>& columns)
       const std::string name = stage == 0 ? "derive" : "interpret";
       Json& ms = r[name + "_ms"] = Json::array();
       for (size_t k = 0; k < st.runs.size(); ++k) ms.push_back(st.medianMs(k));
-      // Per column, against serial: {median, q1, q3} of the per-round ratios (null: serial or failed).
-      Json& speedups = r[name + "_speedup"] = Json::array();
-      for (size_t k = 0; k < st.runs.size(); ++k) {
-        const Speedup sp = k == 0 ? Speedup{} : st.speedup(k);
-        if (sp.valid()) speedups.push_back({{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}});
-        else speedups.push_back(nullptr);
-      }
+      r[name + "_speedup"] = speedupsJson(st);
       jsonOneShot(r, name, st, stage == 0 ? row.derive_cold : row.interpret_cold,
                   stage == 0 ? row.derive_floor : row.interpret_floor,
                   stage == 0 ? row.derive_bytes : row.interpret_bytes, columns.size());
@@ -780,6 +789,377 @@ void runBenchFloor(uint64_t bytes, int threads) {
   std::printf("{\"bytes\": %llu, \"threads\": %d, \"ms\": %.4f}\n", static_cast<unsigned long long>(bytes), threads, ms);
 }
 
+// -- procgen bench octree (issue 18 point 9) ------------------------------------
+
+/// Options of `procgen bench octree` beside the common ones.
+struct OctreeBenchOptions {
+  std::vector<uint64_t> points{1000000, 16000000};
+  std::vector<std::string> distributions{"uniform", "plummer"};
+  uint64_t queries = 100000;  ///< per query kind (locate: 10×), on the first size's uniform cloud
+  uint32_t leaf_size = 16;
+  bool sorted_points = true;  ///< the query tree keeps its sorted copy of the points
+};
+
+std::optional<PointDistribution> parseDistribution(const std::string& name) {
+  for (PointDistribution d :
+       {PointDistribution::kUniform, PointDistribution::kGaussian, PointDistribution::kPlummer})
+    if (name == pointDistributionName(d)) return d;
+  return std::nullopt;
+}
+
+/// The query kinds of the table; `arg` is what `procgen octree --query` writes after the colon.
+enum class OctreeQueryKind { kLocate, kKnn8, kRadius, kBox };
+constexpr OctreeQueryKind kOctreeQueryKinds[] = {OctreeQueryKind::kLocate, OctreeQueryKind::kKnn8,
+                                                 OctreeQueryKind::kRadius, OctreeQueryKind::kBox};
+const char* queryKindName(OctreeQueryKind kind) {
+  switch (kind) {
+    case OctreeQueryKind::kLocate:
+      return "locate";
+    case OctreeQueryKind::kKnn8:
+      return "knn:8";
+    case OctreeQueryKind::kRadius:
+      return "radius";
+    default:
+      return "box";
+  }
+}
+/// The kind in JSON keys ("knn8_ms": no colon, which jsonField would take for the key's end).
+std::string queryKindKey(OctreeQueryKind kind) {
+  std::string k = queryKindName(kind);
+  k.erase(std::remove(k.begin(), k.end(), ':'), k.end());
+  return k;
+}
+/// Locate is ~100× cheaper than the others: 10× the queries keeps its runs measurable.
+uint64_t queryCount(OctreeQueryKind kind, uint64_t base) {
+  return kind == OctreeQueryKind::kLocate ? 10 * base : base;
+}
+
+/// The query workload on n uniform points in the unit cube: uniform query
+/// points (seed 77), a radius and a box side holding 8 points on average.
+struct OctreeQueries {
+  std::vector<double> xyz, boxes;
+  double radius = 0;
+  OctreeQueries(uint64_t n, uint64_t m) : xyz(3 * m), boxes(6 * m) {
+    generatePoints(PointDistribution::kUniform, m, 77, xyz.data(), Execution{});
+    radius = std::cbrt(8.0 / (static_cast<double>(n) * 4.18879020478639));  // (4/3)π r³ n = 8
+    const double side = std::cbrt(8.0 / static_cast<double>(n));
+    for (uint64_t q = 0; q < m; ++q)
+      for (int a = 0; a < 3; ++a) {
+        boxes[6 * q + a] = xyz[3 * q + a] - side / 2;
+        boxes[6 * q + 3 + a] = xyz[3 * q + a] + side / 2;
+      }
+  }
+};
+
+/// Runs the first `m` queries of a kind; returns a value that depends on the answers.
+uint64_t runOctreeQueries(const Octree& tree, const OctreePoints& points, const OctreeQueries& q,
+                          OctreeQueryKind kind, uint64_t m, const Execution& execution) {
+  switch (kind) {
+    case OctreeQueryKind::kLocate: {
+      OverwriteVector<uint32_t> out(m);
+      octreeLocate(tree, q.xyz.data(), m, out.data(), execution);
+      return out[m / 2];
+    }
+    case OctreeQueryKind::kKnn8: {
+      OverwriteVector<uint32_t> out(8 * m);
+      octreeKnn(tree, points, q.xyz.data(), m, 8, out.data(), nullptr, execution);
+      return out[4 * m];
+    }
+    case OctreeQueryKind::kRadius:
+      return octreeRadius(tree, points, q.xyz.data(), m, q.radius, execution).indices.size();
+    default:
+      return octreeBox(tree, points, q.boxes.data(), m, execution).indices.size();
+  }
+}
+
+/// Bytes the build accounts for per point: keys, order and the sort's scratch
+/// (24), the node arrays, the sorted copy and the data-split arrays.
+double accountedBytesPerPoint(const Octree& t) {
+  const double bytes = 24.0 * static_cast<double>(t.point_count) +
+                       static_cast<double>(t.size()) * (1 + 8 + 4 + 4 + 4 + 4) +
+                       static_cast<double>(t.xyz.size() * 8 + t.split_center.size() * 8 + t.chain.size());
+  return bytes / static_cast<double>(t.point_count);
+}
+
+/// A /proc/self/status field in bytes (VmRSS, VmHWM); -1 when absent.
+double procStatusBytes(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  const std::string key = std::string(field) + ":";
+  while (std::getline(in, line))
+    if (line.rfind(key, 0) == 0) return 1024.0 * std::strtod(line.c_str() + key.size(), nullptr);
+  return -1;
+}
+
+struct OctreeBuildRow {
+  uint64_t points = 0;
+  std::string distribution;
+  StageTimes steady;
+  OneShot cold, peak;  ///< per column: fresh-process build ms; peak RSS growth of the build, bytes per point
+  double accounted = -1;  ///< bytes per point the build accounts for
+  uint64_t nodes = 0;
+};
+
+struct OctreeQueryRow {
+  OctreeQueryKind kind;
+  uint64_t queries = 0;
+  StageTimes steady;
+  OneShot cold;
+};
+
+std::string rate(double items, double ms) {
+  if (ms <= 0) return "-";
+  char buf[32];
+  const double v = items / (ms * 1e3);
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f" : "%.1f", v);
+  return buf;
+}
+
+/// A column's cell: its median, or "unavailable" when the column threw (an
+/// opencl build without octree stages, BackendUnavailableError).
+std::string msOrUnavailable(const StageTimes& st, size_t k) {
+  return st.runs[k].empty() ? "unavailable" : cell(st.medianMs(k));
+}
+
+std::string speedupCell(const StageTimes& st, size_t k) {
+  const Speedup sp = k == 0 ? Speedup{} : st.speedup(k);
+  if (!sp.valid()) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f× (%.2f–%.2f)", sp.median, sp.q1, sp.q3);
+  return buf;
+}
+
+/// `procgen bench octree`: the bucketed bottom-up build (leaf size 16) at
+/// every size and distribution, and the four query kinds on the first size's
+/// uniform cloud, on every column. Steady: median of --repeat runs in this
+/// process, columns taking turns; cold: median of the figures fresh
+/// `procgen bench octree-once` processes report for their first call (the
+/// backend prepared while the points are generated, as the CLI overlaps it
+/// with reading); peak: the growth of the fresh process's peak RSS during the
+/// build, per point (the input points not included).
+void runBenchOctree(const BenchOptions& o, const OctreeBenchOptions& ob) {
+  if (o.repeat < 1) throw Error("--repeat must be at least 1", ExitCode::kUsage);
+  std::vector<PointDistribution> dists;
+  for (const std::string& name : ob.distributions) {
+    const std::optional<PointDistribution> d = parseDistribution(name);
+    if (!d) throw Error("unknown distribution '" + name + "' (uniform, gaussian, plummer)", ExitCode::kUsage);
+    dists.push_back(*d);
+  }
+  for (uint64_t n : ob.points)
+    if (n == 0 || n > kOctreeMaxPoints) throw Error("--points must be in 1 .. 2^32-2", ExitCode::kUsage);
+  if (ob.points.empty() || dists.empty())
+    throw Error("--points and --distributions need a value", ExitCode::kUsage);
+  BenchOptions with_opencl = o;
+  if (with_opencl.backends.empty()) {
+    // Default columns: cpu, and opencl whenever the build has it — the
+    // octree's opencl stages may be missing, which the table shows as
+    // "unavailable" (BackendUnavailableError) rather than leaving the column out.
+    with_opencl.backends = {"cpu"};
+    if (backendAvailable(Backend::kOpenCL)) with_opencl.backends.push_back("opencl");
+  }
+  const std::vector<Column> columns = makeColumns(with_opencl);
+  const Execution generator{backendAvailable(Backend::kCpu) ? Backend::kCpu : Backend::kSerial, 0};
+  OctreeOptions options;
+  options.leaf_size = ob.leaf_size;
+
+  auto childArgs = [&](uint64_t n, PointDistribution d, const Column& c) {
+    return "bench octree-once --points " + std::to_string(n) + " --distribution " + pointDistributionName(d) +
+           " --leaf-size " + std::to_string(ob.leaf_size) + executionArgs(c);
+  };
+  std::vector<OctreeBuildRow> builds;
+  for (uint64_t n : ob.points)
+    for (PointDistribution d : dists) {
+      if (stderrIsTerminal())
+        std::fprintf(stderr, "bench octree: %llu %s points ...\n", static_cast<unsigned long long>(n),
+                     pointDistributionName(d));
+      OctreeBuildRow row;
+      row.points = n;
+      row.distribution = pointDistributionName(d);
+      {
+        std::vector<double> xyz(3 * n);
+        generatePoints(d, n, 1, xyz.data(), generator);
+        const OctreePoints pts = OctreePoints::of(xyz);
+        {
+          const Octree t = buildOctree(pts, options, Execution{});
+          row.accounted = accountedBytesPerPoint(t);
+          row.nodes = t.size();
+        }
+        std::string failure;
+        row.steady = timeColumns(columns, o.repeat, o.fresh_memory, failure,
+                                 [&](const Column& c) { (void)buildOctree(pts, options, c.execution); });
+      }
+      if (o.cold_runs > 0)
+        oneShotRounds(columns, o.cold_runs, {&row.cold, &row.peak},
+                      [&](const Column& c, std::vector<double>& got) {
+                        const std::optional<std::string> json = runSelf(childArgs(n, d, c));
+                        got[0] = json ? jsonField(*json, "build_ms") : -1.0;
+                        const double peak = json ? jsonField(*json, "peak_bytes") : -1.0;
+                        got[1] = peak >= 0 ? peak / static_cast<double>(n) : -1.0;
+                      });
+      builds.push_back(std::move(row));
+    }
+
+  // Queries: on the first size's uniform cloud, one tree (every backend builds the same one).
+  const uint64_t qn = ob.points.front();
+  std::vector<OctreeQueryRow> queries;
+  if (ob.queries > 0) {
+    if (stderrIsTerminal()) std::fprintf(stderr, "bench octree: queries ...\n");
+    std::vector<double> xyz(3 * qn);
+    generatePoints(PointDistribution::kUniform, qn, 1, xyz.data(), generator);
+    const OctreePoints pts = OctreePoints::of(xyz);
+    OctreeOptions qopt = options;
+    qopt.sorted_points = ob.sorted_points;
+    const Octree tree = buildOctree(pts, qopt, Execution{});
+    const OctreeQueries q(qn, queryCount(OctreeQueryKind::kLocate, ob.queries));
+    for (OctreeQueryKind kind : kOctreeQueryKinds) {
+      OctreeQueryRow row;
+      row.kind = kind;
+      row.queries = queryCount(kind, ob.queries);
+      std::string failure;
+      row.steady = timeColumns(columns, o.repeat, o.fresh_memory, failure, [&](const Column& c) {
+        (void)runOctreeQueries(tree, pts, q, kind, row.queries, c.execution);
+      });
+      queries.push_back(std::move(row));
+    }
+    if (o.cold_runs > 0) {
+      std::vector<OneShot*> cold;
+      for (OctreeQueryRow& r : queries) cold.push_back(&r.cold);
+      oneShotRounds(columns, o.cold_runs, cold, [&](const Column& c, std::vector<double>& got) {
+        const std::optional<std::string> json =
+            runSelf(childArgs(qn, PointDistribution::kUniform, c) + " --queries " +
+                    std::to_string(ob.queries) + (ob.sorted_points ? " --sorted-points" : ""));
+        for (size_t i = 0; i < queries.size(); ++i)
+          got[i] = json ? jsonField(*json, queryKindKey(queries[i].kind) + "_ms") : -1.0;
+      });
+    }
+  }
+
+  std::printf(
+      "Octree builds (bucketed bottom-up, leaf size %u, seed 1); steady: median of %d runs (%s), columns in "
+      "turn, speedup = median of per-round ratios against serial (IQR); cold: median of %d fresh processes' "
+      "first build; peak: growth of a fresh process's peak RSS during the build per point (input not "
+      "included); accounted: keys, order, sort scratch and nodes per point. Hardware threads: %d.\n\n",
+      ob.leaf_size, o.repeat, o.fresh_memory ? "fresh memory" : "memory reused", o.cold_runs,
+      effectiveThreads(Execution{Backend::kCpu, 0}));
+  std::printf(
+      "| points | distribution | column | steady ms | steady M pts/s | speedup (IQR) | cold ms | cold M "
+      "pts/s | "
+      "peak B/pt | accounted B/pt |\n|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const OctreeBuildRow& r : builds)
+    for (size_t k = 0; k < columns.size(); ++k) {
+      char peak[32] = "-", accounted[32] = "-";
+      if (r.peak.medianMs(k) >= 0) std::snprintf(peak, sizeof peak, "%.1f", r.peak.medianMs(k));
+      if (r.accounted >= 0) std::snprintf(accounted, sizeof accounted, "%.1f", r.accounted);
+      const double n = static_cast<double>(r.points);
+      std::printf("| %llu | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                  static_cast<unsigned long long>(r.points), r.distribution.c_str(), columns[k].label.c_str(),
+                  msOrUnavailable(r.steady, k).c_str(), rate(n, r.steady.medianMs(k)).c_str(),
+                  speedupCell(r.steady, k).c_str(), cell(r.cold.medianMs(k)).c_str(),
+                  rate(n, r.cold.medianMs(k)).c_str(), peak, accounted);
+    }
+  if (!queries.empty()) {
+    std::printf(
+        "\nQueries on %llu uniform points (leaf size %u%s): uniform query points in the unit cube; radius "
+        "and "
+        "box hold 8 points on average; M q/s = queries / median.\n\n| query | queries | column | steady ms | "
+        "steady M q/s | speedup (IQR) | cold ms | cold M q/s |\n|---|---:|---|---:|---:|---:|---:|---:|\n",
+        static_cast<unsigned long long>(qn), ob.leaf_size, ob.sorted_points ? ", sorted_points" : "");
+    for (const OctreeQueryRow& r : queries)
+      for (size_t k = 0; k < columns.size(); ++k) {
+        const double m = static_cast<double>(r.queries);
+        std::printf("| %s | %llu | %s | %s | %s | %s | %s | %s |\n", queryKindName(r.kind),
+                    static_cast<unsigned long long>(r.queries), columns[k].label.c_str(),
+                    msOrUnavailable(r.steady, k).c_str(), rate(m, r.steady.medianMs(k)).c_str(),
+                    speedupCell(r.steady, k).c_str(), cell(r.cold.medianMs(k)).c_str(),
+                    rate(m, r.cold.medianMs(k)).c_str());
+      }
+  }
+
+  Json j;
+  j["leaf_size"] = ob.leaf_size;
+  j["columns"] = columnsJson(columns);
+  auto perColumn = [&](auto&& value) {
+    Json a = Json::array();
+    for (size_t k = 0; k < columns.size(); ++k) a.push_back(value(k));
+    return a;
+  };
+  // What every row has per column: steady median, whether the column ran, paired speedup, cold median.
+  auto columnFigures = [&](Json& row, const StageTimes& steady, const OneShot& cold) {
+    row["ms"] = perColumn([&](size_t k) { return steady.medianMs(k); });
+    row["available"] = perColumn([&](size_t k) { return !steady.runs[k].empty(); });
+    row["speedup"] = speedupsJson(steady);
+    row["cold_ms"] = perColumn([&](size_t k) { return cold.medianMs(k); });
+  };
+  Json& jb = j["builds"] = Json::array();
+  for (const OctreeBuildRow& r : builds) {
+    Json row;
+    row["points"] = r.points;
+    row["distribution"] = r.distribution;
+    row["nodes"] = r.nodes;
+    columnFigures(row, r.steady, r.cold);
+    row["peak_bytes_per_point"] = perColumn([&](size_t k) { return r.peak.medianMs(k); });
+    row["accounted_bytes_per_point"] = r.accounted;
+    jb.push_back(std::move(row));
+  }
+  Json& jq = j["queries"] = Json::array();
+  for (const OctreeQueryRow& r : queries) {
+    Json row;
+    row["kind"] = queryKindName(r.kind);
+    row["points"] = qn;
+    row["queries"] = r.queries;
+    row["sorted_points"] = ob.sorted_points;
+    columnFigures(row, r.steady, r.cold);
+    jq.push_back(std::move(row));
+  }
+  o.outputs.writeStats(j);
+}
+
+/// `procgen bench octree-once` (the child of the cold columns): in this fresh
+/// process, prepare the backend, generate the points, then time the first
+/// build (and with --queries the first call of every query kind on that
+/// tree); prints {"build_ms", "peak_bytes", "nodes", "<kind>_ms"...}.
+/// peak_bytes: VmHWM after the build minus VmRSS before it (the peak is reset
+/// through /proc/self/clear_refs first; -1 where that is refused).
+void runBenchOctreeOnce(uint64_t n, const std::string& distribution, uint32_t leaf_size,
+                        const Execution& execution, uint64_t queries, bool sorted_points) {
+  const std::optional<PointDistribution> d = parseDistribution(distribution);
+  if (!d || n == 0 || n > kOctreeMaxPoints)
+    throw Error("bench octree-once: bad --points or --distribution", ExitCode::kUsage);
+  prepareBackend(execution);
+  std::vector<double> xyz(3 * n);
+  generatePoints(*d, n, 1, xyz.data(),
+                 Execution{backendAvailable(Backend::kCpu) ? Backend::kCpu : Backend::kSerial, 0});
+  const OctreePoints pts = OctreePoints::of(xyz);
+  OctreeOptions options;
+  options.leaf_size = leaf_size;
+  options.sorted_points = sorted_points;
+  bool peak_reset = false;
+  {
+    std::ofstream clear("/proc/self/clear_refs");
+    peak_reset = static_cast<bool>(clear << "5" << std::flush);
+  }
+  const double rss_before = procStatusBytes("VmRSS");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Octree tree = buildOctree(pts, options, execution);
+  const double build_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double hwm = procStatusBytes("VmHWM");
+  Json j;
+  j["build_ms"] = build_ms;
+  j["peak_bytes"] = peak_reset && hwm >= 0 && rss_before >= 0 ? hwm - rss_before : -1.0;
+  j["nodes"] = tree.size();
+  if (queries > 0) {
+    const OctreeQueries q(n, queryCount(OctreeQueryKind::kLocate, queries));
+    for (OctreeQueryKind kind : kOctreeQueryKinds) {
+      const auto q0 = std::chrono::steady_clock::now();
+      (void)runOctreeQueries(tree, pts, q, kind, queryCount(kind, queries), execution);
+      j[queryKindKey(kind) + "_ms"] =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - q0).count();
+    }
+  }
+  std::printf("%s\n", formatJson(j).c_str());
+}
+
 void setupBench(CLI::App& app) {
   CLI::App* bench =
       app.add_subcommand("bench", "Benchmarks measured side by side in one run (paper Table 2)");
@@ -828,6 +1208,52 @@ void setupBench(CLI::App& app) {
   noise->add_option("--size", *noise_size, "Volume edge in samples")->capture_default_str();
   common(noise, *nargs);
   noise->callback([nargs, noise_octaves, noise_size] { runBenchNoise(*nargs, *noise_octaves, *noise_size); });
+
+  auto oargs = std::make_shared<BenchOptions>();
+  oargs->cold_runs = 3;
+  oargs->threads = {1, 2};
+  auto ob = std::make_shared<OctreeBenchOptions>();
+  CLI::App* octree = bench->add_subcommand(
+      "octree",
+      "Octree builds (points/s, peak bytes per point) and queries (queries/s) per backend and thread count");
+  octree->add_option("--points", ob->points, "Point counts, one row each (default 1000000,16000000)")
+      ->delimiter(',');
+  octree
+      ->add_option("--distributions", ob->distributions,
+                   "uniform, gaussian, plummer (default uniform,plummer)")
+      ->delimiter(',');
+  addInteger(*octree, "--queries", ob->queries, "Queries per kind, 10x for locate (0: no query table)", 0)
+      ->capture_default_str();
+  addInteger(*octree, "--leaf-size", ob->leaf_size, "Points per leaf at most", 1)->capture_default_str();
+  octree->add_flag("!--no-sorted-points", ob->sorted_points,
+                   "Query a tree without its sorted copy of the points (gathering them from the input)");
+  common(octree, *oargs);
+  octree->callback([oargs, ob] { runBenchOctree(*oargs, *ob); });
+
+  auto once = std::make_shared<OctreeBenchOptions>();
+  auto once_dist = std::make_shared<std::string>("uniform");
+  auto once_backend = std::make_shared<std::string>("serial");
+  auto once_threads = std::make_shared<int>(1);
+  auto once_points = std::make_shared<uint64_t>(1000000);
+  auto once_sorted = std::make_shared<bool>(false);
+  once->queries = 0;
+  CLI::App* octree_once = bench->add_subcommand(
+      "octree-once",
+      "(the child of bench octree's cold columns) One build, and optionally one call per query kind");
+  addInteger(*octree_once, "--points", *once_points, "Points", 1);
+  octree_once->add_option("--distribution", *once_dist, "uniform, gaussian, plummer");
+  addInteger(*octree_once, "--leaf-size", once->leaf_size, "Points per leaf at most", 1);
+  octree_once->add_option("--backend", *once_backend, "serial, cpu, opencl");
+  addInteger(*octree_once, "--threads", *once_threads, "Threads", 0);
+  addInteger(*octree_once, "--queries", once->queries, "Queries per kind (0: none)", 0);
+  octree_once->add_flag("--sorted-points", *once_sorted, "Keep the sorted copy of the points");
+  octree_once->group("");  // internal: not listed in --help
+  octree_once->callback([=] {
+    const std::optional<Backend> b = parseBackend(*once_backend);
+    if (!b) throw Error("unknown backend '" + *once_backend + "'", ExitCode::kUsage);
+    runBenchOctreeOnce(*once_points, *once_dist, once->leaf_size, Execution{*b, *once_threads}, once->queries,
+                       *once_sorted);
+  });
 
   auto floor_bytes = std::make_shared<uint64_t>(0);
   auto floor_threads = std::make_shared<int>(1);
