@@ -114,4 +114,17 @@ PROCGEN_FN pg_i32 pgOctreeCellLcaLevel(pg_i32 level_a, pg_u64 prefix_a, pg_i32 l
   return common < lowest ? common : lowest;
 }
 
+/* Squared distance from the point q to the box [lo − slack, lo + w + slack] per
+ * axis (0 inside), summed in axis order: the pruning bound of the kNN, radius
+ * and box descents (serial/cpu query_impl.hpp and the opencl kernels alike). */
+PROCGEN_FN double pgCornerDist2(const double* lo, double w, double slack, const double* q) {
+  double d2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double b0 = lo[a] - slack, b1 = lo[a] + w + slack;
+    const double d = q[a] < b0 ? b0 - q[a] : (q[a] > b1 ? q[a] - b1 : 0.0);
+    d2 += d * d;
+  }
+  return d2;
+}
+
 #endif /* PROCGEN_OCTREE_KEYS_H */

@@ -103,16 +103,6 @@ struct Visit {
   double lo[3];
 };
 
-inline double cornerDist2(const double* lo, double w, double slack, const double* q) {
-  double d2 = 0;
-  for (int a = 0; a < 3; ++a) {
-    const double b0 = lo[a] - slack, b1 = lo[a] + w + slack;
-    const double d = q[a] < b0 ? b0 - q[a] : (q[a] > b1 ? q[a] - b1 : 0.0);
-    d2 += d * d;
-  }
-  return d2;
-}
-
 /// Children in the order the descent visits them, as XOR masks on the digit
 /// of the child nearest the query: that child, then the three that share a
 /// face with it, the three that share an edge, the opposite corner. Listed
@@ -127,7 +117,7 @@ inline constexpr uint8_t kPushOrder[8] = {7, 6, 5, 3, 4, 2, 1, 0};
 /// corner plus half its width per set digit bit, widened by the slack
 /// (side·2^-40) so that rounding in the quantization never prunes a point;
 /// their distances come from 2 per axis (lower
-/// and upper half), summed in axis order as cornerDist2 sums them. Children
+/// and upper half), summed in axis order as pgCornerDist2 (keys.h) sums them. Children
 /// already pruned are not pushed, and a node is tested again when popped
 /// (prune may have tightened meanwhile). The subtree of `skip` is left out
 /// (a caller that has already seen its points).
@@ -139,7 +129,7 @@ void descend(const Octree& t, const Geometry& g, const double* q, Prune&& prune,
   int top = 0;
   Visit& root = stack[top++];
   root = Visit{0, 0, 0, {t.cube.min[0], t.cube.min[1], t.cube.min[2]}};
-  root.md = cornerDist2(root.lo, g.width[0], g.slack, q);
+  root.md = pgCornerDist2(root.lo, g.width[0], g.slack, q);
   const uint32_t* first_child = t.first_child.data();
   const uint32_t* begin = t.begin.data();
   const uint32_t* end = t.end.data();
@@ -168,7 +158,7 @@ void descend(const Octree& t, const Geometry& g, const double* q, Prune&& prune,
       }
       near |= (q[a] >= corner[a][1] ? 1u : 0u) << a;
     }
-    // The 8 distances at once, straight-line (12 additions in cornerDist2's order: x + y, then + z).
+    // The 8 distances at once, straight-line (12 additions in pgCornerDist2's order: x + y, then + z).
     double xy[4], child_d2[8];
     for (int d = 0; d < 4; ++d) xy[d] = axis_d2[0][d & 1] + axis_d2[1][d >> 1];
     for (int d = 0; d < 8; ++d) child_d2[d] = xy[d & 3] + axis_d2[2][d >> 2];

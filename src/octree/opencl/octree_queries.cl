@@ -72,16 +72,6 @@ typedef struct {
   double lo[3];
 } PgVisit;
 
-inline double pgCornerDist2(const double* lo, double w, double slack, const double* q) {
-  double d2 = 0;
-  for (int a = 0; a < 3; ++a) {
-    const double b0 = lo[a] - slack, b1 = lo[a] + w + slack;
-    const double d = q[a] < b0 ? b0 - q[a] : (q[a] > b1 ? q[a] - b1 : 0.0);
-    d2 += d * d;
-  }
-  return d2;
-}
-
 /* (d2, index) < (d2', index'): the order of the answers. */
 inline int pgCandidateLess(double d2, uint index, double od2, uint oindex) {
   return d2 < od2 || (d2 == od2 && index < oindex);
