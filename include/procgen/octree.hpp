@@ -239,7 +239,8 @@ void octreeLocate(const Octree& tree, const double* xyz, uint64_t m, uint32_t* o
 /// double (computed exactly as (px-qx)²+(py-qy)²+(pz-qz)² with the point
 /// widened to double), ties by smaller index; out[q·k .. q·k + k) in
 /// increasing (distance, index), padded with kOctreeNone when there are fewer
-/// than k points. `points` must be the array the tree was built from.
+/// than k points; a query with a NaN or infinite coordinate gets only
+/// padding. `points` must be the array the tree was built from.
 /// dist2 (optional, m·k) receives the squared distances (inf for padding).
 /// Branch-and-bound descent, children nearest first; cell boxes are widened
 /// by side·2^-40 so rounding in the quantization never prunes a neighbour.

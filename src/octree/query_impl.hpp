@@ -204,7 +204,9 @@ struct KBest {
 inline void knnOne(const Octree& t, const Geometry& g, const OctreePoints& pts, const double* q, uint32_t k,
                    KBest& best) {
   best.reset(k);
-  if (k == 0) return;
+  // A query with a NaN or infinite coordinate has no nearest points (all
+  // padding), as documented in octree.hpp; every backend says the same.
+  if (k == 0 || !(std::isfinite(q[0]) && std::isfinite(q[1]) && std::isfinite(q[2]))) return;
   const uint32_t* order = t.order.data();
   const uint32_t* begin = t.begin.data();
   const uint32_t* end = t.end.data();

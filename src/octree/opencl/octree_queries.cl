@@ -91,12 +91,14 @@ __kernel void knn(__global const uint* first_child, __global const uchar* level,
   uint size = 0;
   PgVisit stack[PG_KNN_STACK];
   int top = 0;
+  /* A query with a NaN or infinite coordinate has no nearest points: all padding. */
+  const int finite = isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]);
   stack[0].node = 0;
   stack[0].lo[0] = min_x;
   stack[0].lo[1] = min_y;
   stack[0].lo[2] = min_z;
   stack[0].md = pgCornerDist2(stack[0].lo, width[0], slack, q);
-  top = 1;
+  top = finite ? 1 : 0;
   while (top > 0) {
     const PgVisit v = stack[--top];
     if (size == k && v.md > best_d2[k - 1]) continue;
