@@ -395,6 +395,22 @@ uint64_t stablePartition(const uint64_t* sk, const uint32_t* si, uint64_t* dk, u
   return b + lower;
 }
 
+/// The top-down build's first frontier: the root alone, a leaf holding
+/// every point (serial/cpu here and the opencl driver alike).
+inline void startTopDown(Octree& t, bool data) {
+  resizeNodes(t, 1, true);
+  t.level[0] = 0;
+  t.prefix[0] = 0;
+  t.parent[0] = kOctreeNone;
+  t.begin[0] = 0;
+  t.end[0] = static_cast<uint32_t>(t.point_count);
+  t.first_child[0] = kOctreeNone;
+  if (data) {
+    t.split_center.assign(3, std::numeric_limits<double>::quiet_NaN());
+    t.split_axes.assign(1, 0);
+  }
+}
+
 /// The seed's §5 loop: the frontier is one level of nodes; a node splits iff
 /// it holds more than leaf_size points, is above the depth limit and (data
 /// mode) its points are not all equal. A prefix sum of the split flags gives
@@ -414,17 +430,7 @@ void buildTopDown(Par& par, Octree& t, const OctreePoints& points, int depth_lim
   OctreeArray<uint32_t> bi(n);
   uint64_t* ak = t.keys.data();
   uint32_t* ai = t.order.data();
-  resizeNodes(t, 1, true);
-  t.level[0] = 0;
-  t.prefix[0] = 0;
-  t.parent[0] = kOctreeNone;
-  t.begin[0] = 0;
-  t.end[0] = static_cast<uint32_t>(n);
-  t.first_child[0] = kOctreeNone;
-  if (data) {
-    t.split_center.assign(3, std::numeric_limits<double>::quiet_NaN());
-    t.split_axes.assign(1, 0);
-  }
+  startTopDown(t, data);
   uint64_t frontier_begin = 0, frontier_end = 1;
   int l = 0;
   std::vector<uint32_t> flags, ranks;

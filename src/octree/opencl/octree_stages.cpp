@@ -377,17 +377,7 @@ void buildTopDown(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& pts, Buf
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Buffer bk = deviceBuffer(ctx, "octree partition keys", n * sizeof(uint64_t));
   Buffer bi = deviceBuffer(ctx, "octree partition indices", n * sizeof(uint32_t));
-  resizeNodes(t, 1, true);
-  t.level[0] = 0;
-  t.prefix[0] = 0;
-  t.parent[0] = kOctreeNone;
-  t.begin[0] = 0;
-  t.end[0] = static_cast<uint32_t>(n);
-  t.first_child[0] = kOctreeNone;
-  if (data) {
-    t.split_center.assign(3, nan);
-    t.split_axes.assign(1, 0);
-  }
+  startTopDown(t, data);
   Buffer fbegin(ctx, "octree frontier begins"), fend(ctx, "octree frontier ends"), fprefix(ctx, "octree frontier prefixes");
   fbegin.upload(&t.begin[0], sizeof(uint32_t));
   fend.upload(&t.end[0], sizeof(uint32_t));
