@@ -97,9 +97,14 @@ uint64_t cgroupMemoryLimitBytes() {
 }
 
 uint64_t defaultMemoryBudget() {
+  // The cgroup limit is read once per process: it is a walk of a dozen sysfs
+  // files, and a scene checks the budget per instance (924 opens for the
+  // forest scene). The address-space limit is one cheap syscall and is asked
+  // every time, since `ulimit -v` (and the tests' children) may lower it.
+  static const uint64_t cgroup = cgroupMemoryLimitBytes();
   uint64_t limit = physicalMemoryBytes();
   keepSmallest(limit, addressSpaceLimitBytes());
-  keepSmallest(limit, cgroupMemoryLimitBytes());
+  keepSmallest(limit, cgroup);
   return limit / 2;
 }
 
