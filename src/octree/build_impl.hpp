@@ -411,6 +411,14 @@ inline void startTopDown(Octree& t, bool data) {
   }
 }
 
+/// The top-down build's counts once its last level is written (stats.internal
+/// was summed per level; `levels` is the number of levels below the root).
+inline void finishTopDown(Octree& t, int levels) {
+  t.stats.nodes = t.size();
+  t.stats.leaves = t.stats.nodes - t.stats.internal;
+  t.stats.depth = levels;
+}
+
 /// The seed's §5 loop: the frontier is one level of nodes; a node splits iff
 /// it holds more than leaf_size points, is above the depth limit and (data
 /// mode) its points are not all equal. A prefix sum of the split flags gives
@@ -528,9 +536,7 @@ void buildTopDown(Par& par, Octree& t, const OctreePoints& points, int depth_lim
     frontier_end = next_end;
     ++l;
   }
-  t.stats.nodes = t.size();
-  t.stats.leaves = t.stats.nodes - t.stats.internal;
-  t.stats.depth = l;
+  finishTopDown(t, l);
 }
 
 // ---------------------------------------------------------------------------

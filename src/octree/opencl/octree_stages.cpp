@@ -443,9 +443,7 @@ void buildTopDown(OctreeDevice& d, Kernels& k, Octree& t, const Buffer& pts, Buf
     frontier_end = next_end;
     ++l;
   }
-  t.stats.nodes = t.size();
-  t.stats.leaves = t.stats.nodes - t.stats.internal;
-  t.stats.depth = l;
+  finishTopDown(t, l);
 }
 
 /// The arrays the descents read (knn, radius, box), uploaded once per call.
