@@ -127,8 +127,31 @@ std::string humanBytes(double bytes) {
   return buf;
 }
 
+uint64_t residentMemoryBytes() {
+  // statm: size resident shared text lib data dt, in pages.
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (!statm) return 0;
+  unsigned long long size_pages = 0, resident_pages = 0;
+  const int fields = std::fscanf(statm, "%llu %llu", &size_pages, &resident_pages);
+  std::fclose(statm);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  if (fields != 2 || page <= 0) return 0;
+  return static_cast<uint64_t>(resident_pages) * static_cast<uint64_t>(page);
+}
+
+uint64_t heldForBudget(uint64_t bytes, uint64_t held_bytes, uint64_t budget_bytes) {
+  if (budget_bytes != 0) return held_bytes;
+  const auto total = checkedAdd(bytes, held_bytes);
+  // Far from the budget: no file read per call.
+  if (total && *total <= defaultMemoryBudget() / 2) return held_bytes;
+  return std::max(held_bytes, residentMemoryBytes());
+}
+
 void requireMemory(std::string_view stage, uint64_t bytes, uint64_t budget_bytes, uint64_t held_bytes) {
   const uint64_t budget = effectiveMemoryBudget(budget_bytes);
+  const uint64_t counted = heldForBudget(bytes, held_bytes, budget_bytes);
+  const bool counted_resident = counted > held_bytes;
+  held_bytes = counted;
   const auto total = checkedAdd(bytes, held_bytes);
   if (total && *total <= budget) return;
   std::string message(stage);
@@ -136,7 +159,8 @@ void requireMemory(std::string_view stage, uint64_t bytes, uint64_t budget_bytes
   // What the run already holds counts too; say so and give the sum, or a
   // refusal of a size below the budget reads as a mistake (issue 16, D9).
   if (held_bytes)
-    message += ", plus " + humanBytes(static_cast<double>(held_bytes)) + " already held (" +
+    message += ", plus " + humanBytes(static_cast<double>(held_bytes)) +
+               (counted_resident ? " already resident (" : " already held (") +
                humanBytes(static_cast<double>(bytes) + static_cast<double>(held_bytes)) + " in all)";
   message += ", over the memory budget of " + humanBytes(static_cast<double>(budget)) +
              "; stopped before allocating";

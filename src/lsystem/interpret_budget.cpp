@@ -131,11 +131,22 @@ InterpretSize checkInterpretation(const LSystemData& data, const ModuleString& s
                                   uint64_t end, uint64_t seed, uint64_t max_modules, uint64_t budget_bytes,
                                   uint64_t held_bytes, const std::string& stage) {
   const uint64_t budget = effectiveMemoryBudget(budget_bytes);
-  const uint64_t room = held_bytes < budget ? budget - held_bytes : 0;
+  uint64_t room = held_bytes < budget ? budget - held_bytes : 0;
+  bool room_counts_resident = false;
   const uint64_t n = end - begin;
   const bool homomorphism = homomorphismDepth(data) > 0;
   auto fits = [&](const Count& c) {
-    return (!homomorphism || !max_modules || c.modules <= max_modules) && bytesOf(c, homomorphism) <= room;
+    if (homomorphism && max_modules && c.modules > max_modules) return false;
+    const uint64_t bytes = bytesOf(c, homomorphism);
+    if (bytes <= room && !room_counts_resident) {
+      // Near the default budget the resident memory counts (heldForBudget); asked once.
+      const uint64_t held = heldForBudget(bytes, held_bytes, budget_bytes);
+      if (held != held_bytes) {
+        room = held < budget ? budget - held : 0;
+        room_counts_resident = true;
+      }
+    }
+    return bytes <= room;
   };
   auto result = [&](const Count& c) {
     return InterpretSize{c.modules, c.elements, bytesOf(c, homomorphism)};
@@ -148,7 +159,7 @@ InterpretSize checkInterpretation(const LSystemData& data, const ModuleString& s
     std::string what = stage + " (";
     if (homomorphism) what += "homomorphism expansion to " + std::string(how) + std::to_string(c.modules) + " modules, ";
     what += std::string(how) + std::to_string(c.elements) + " segments and polygon vertices)";
-    requireMemory(what, bytesOf(c, homomorphism), budget, held_bytes);
+    requireMemory(what, bytesOf(c, homomorphism), budget_bytes, held_bytes);
   };
 
   if (!homomorphism) {

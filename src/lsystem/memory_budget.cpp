@@ -8,7 +8,12 @@
 namespace procgen::detail {
 
 MemoryBudget::MemoryBudget(uint64_t max_modules, uint64_t budget_bytes)
-    : max_modules_(max_modules), budget_bytes_(effectiveMemoryBudget(budget_bytes)) {}
+    : max_modules_(max_modules), requested_budget_(budget_bytes), budget_bytes_(effectiveMemoryBudget(budget_bytes)) {}
+
+uint64_t MemoryBudget::held(double projected, uint64_t current_bytes) const {
+  const uint64_t need = projected >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(projected);
+  return heldForBudget(need, current_bytes, requested_budget_);
+}
 
 namespace {
 /// Bytes of the next string plus the choice and partner arrays of the pass after it.
@@ -20,8 +25,8 @@ double projectedBytes(const ChunkCount& next, bool parametric, bool has_context)
 
 bool MemoryBudget::fits(const ChunkCount& next, bool parametric, bool has_context, uint64_t current_bytes) const {
   if (max_modules_ && next.modules > max_modules_) return false;
-  return projectedBytes(next, parametric, has_context) + static_cast<double>(current_bytes) <=
-         static_cast<double>(budget_bytes_);
+  const double projected = projectedBytes(next, parametric, has_context);
+  return projected + static_cast<double>(held(projected, current_bytes)) <= static_cast<double>(budget_bytes_);
 }
 
 void MemoryBudget::check(const ChunkCount& next, bool parametric, bool has_context, int step,
@@ -33,14 +38,18 @@ void MemoryBudget::check(const ChunkCount& next, bool parametric, bool has_conte
                         std::to_string(max_modules_) + "; stopped before allocating");
   }
   const double projected = projectedBytes(next, parametric, has_context);
-  if (projected + static_cast<double>(current_bytes) > static_cast<double>(budget_bytes_)) {
+  const uint64_t held_bytes = held(projected, current_bytes);
+  if (projected + static_cast<double>(held_bytes) > static_cast<double>(budget_bytes_)) {
+    const bool resident = held_bytes > current_bytes;
     // The string being rewritten stays allocated until the new one is
     // written, so it counts too; say so (a message naming only the new
     // string's bytes read as if a smaller size had been refused).
     throw ResourceError(what + " would produce " + std::to_string(next.modules) + " modules: " +
-                        humanBytes(projected) + " plus the " + humanBytes(static_cast<double>(current_bytes)) +
-                        " of the current string, held until the step is written, " +
-                        humanBytes(projected + static_cast<double>(current_bytes)) +
+                        humanBytes(projected) + " plus the " + humanBytes(static_cast<double>(held_bytes)) +
+                        (resident ? " resident (the current string, held until the step is written, the program and "
+                                    "its runtimes), "
+                                  : " of the current string, held until the step is written, ") +
+                        humanBytes(projected + static_cast<double>(held_bytes)) +
                         " in all, over the memory budget of " + humanBytes(static_cast<double>(budget_bytes_)) +
                         "; stopped before allocating (lower -n, or see --max-modules)");
   }

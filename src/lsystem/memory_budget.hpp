@@ -31,7 +31,11 @@ class MemoryBudget {
   }
 
  private:
+  /// `current_bytes` as the budget counts it (procgen::heldForBudget).
+  uint64_t held(double projected, uint64_t current_bytes) const;
+
   uint64_t max_modules_;
+  uint64_t requested_budget_;  ///< as given: 0 means the default budget
   uint64_t budget_bytes_;
 };
 

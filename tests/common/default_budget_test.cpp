@@ -201,3 +201,51 @@ TEST_F(DefaultBudgetCli, RefusalFollowsUlimit) {
 }
 
 }  // namespace
+
+namespace {
+// VmRSS from /proc/self/status (kB): a second reading of the resident size,
+// independent of residentMemoryBytes()'s statm.
+uint64_t vmRssBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+}  // namespace
+
+TEST(DefaultBudget, ResidentMemoryAgreesWithProcStatus) {
+  const uint64_t status = vmRssBytes();
+  const uint64_t statm = procgen::residentMemoryBytes();
+  ASSERT_GT(status, 0u);
+  // Both read the same counter a moment apart: within 16 MiB of each other.
+  EXPECT_LT(statm > status ? statm - status : status - statm, uint64_t{16} << 20);
+}
+
+TEST(DefaultBudget, CountsResidentMemoryOnlyNearTheDefaultBudget) {
+  const uint64_t budget = procgen::defaultMemoryBudget();
+  const uint64_t resident = procgen::residentMemoryBytes();
+  ASSERT_GT(resident, 4096u);
+  // An explicit budget counts the arrays only, however large the request.
+  EXPECT_EQ(procgen::heldForBudget(budget, 1, uint64_t{1} << 30), 1u);
+  // Far from the default budget: what the caller holds.
+  EXPECT_EQ(procgen::heldForBudget(1024, 1, 0), 1u);
+  // Past half of it: at least what is resident.
+  EXPECT_GE(procgen::heldForBudget(budget / 2 + 1, 1, 0), resident / 2);
+  EXPECT_GT(procgen::heldForBudget(budget / 2 + 1, 1, 0), 1u);
+  // A caller that holds more than is resident keeps its own count.
+  EXPECT_EQ(procgen::heldForBudget(budget / 2, budget, 0), budget);
+}
+
+TEST(DefaultBudget, RefusalNearTheDefaultBudgetCountsTheProgram) {
+  // Asking for exactly the default budget with nothing held leaves no room
+  // for the program itself: refused, and the message says what was resident.
+  const uint64_t budget = procgen::defaultMemoryBudget();
+  try {
+    procgen::requireMemory("test stage", budget, 0, 0);
+    FAIL() << "the whole budget was granted beside a resident program";
+  } catch (const procgen::ResourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("already resident"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(procgen::requireMemory("test stage", budget, budget, 0));  // explicit: arrays only
+}
