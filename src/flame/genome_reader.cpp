@@ -33,15 +33,17 @@ namespace {
 
 using flame::XmlSource;
 
-constexpr int kMaxSide = 1 << 20;        // image side and supersample: beyond is absurd
+constexpr int kMaxSide = 1 << 20;  // image side and supersample: beyond is absurd
 constexpr int kMaxInt = 2147483647;
 
 constexpr std::array<std::string_view, 14> kFilterShapeNames = {
-    "gaussian", "hermite", "box",      "triangle", "bell",     "bspline",  "mitchell",
-    "blackman", "catrom",  "hanning",  "hamming",  "lanczos3", "lanczos2", "quadratic",
+    "gaussian", "hermite", "box",     "triangle", "bell",     "bspline",  "mitchell",
+    "blackman", "catrom",  "hanning", "hamming",  "lanczos3", "lanczos2", "quadratic",
 };
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 struct Token {
   std::string_view text;
@@ -80,9 +82,7 @@ bool parseInteger(std::string_view s, long long& out) {
 class GenomeReader {
  public:
   GenomeReader(const XmlSource& source, const FlameReadOptions& options)
-      : source_(source),
-        options_(options),
-        symmetry_allowance_(4096 + source.text().size() / 8) {}
+      : source_(source), options_(options), symmetry_allowance_(4096 + source.text().size() / 8) {}
 
   std::vector<FlameGenome> readAll();
 
@@ -104,9 +104,9 @@ class GenomeReader {
     const std::string_view value = a.value();
     const std::vector<Token> words = splitWords(value);
     if (words.size() < min_count || words.size() > max_count) {
-      const std::string expected = min_count == max_count ? std::to_string(min_count)
-                                                          : std::to_string(min_count) + " or " +
-                                                                std::to_string(max_count);
+      const std::string expected = min_count == max_count
+                                       ? std::to_string(min_count)
+                                       : std::to_string(min_count) + " or " + std::to_string(max_count);
       failValue(element, a, words.size() > max_count ? words[max_count].index : value.size(),
                 "expected " + expected + (max_count == 1 ? " number" : " numbers") + ", found " +
                     std::to_string(words.size()));
@@ -133,8 +133,7 @@ class GenomeReader {
     if (!parseInteger(words[0].text, v))
       failValue(element, a, words[0].index, "'" + std::string(words[0].text) + "' is not an integer");
     if (v < min || v > max)
-      failValue(element, a, words[0].index,
-                "must be " + std::to_string(min) + " .. " + std::to_string(max));
+      failValue(element, a, words[0].index, "must be " + std::to_string(min) + " .. " + std::to_string(max));
     return static_cast<int>(v);
   }
   static size_t firstWord(pugi::xml_attribute a) {
@@ -152,7 +151,8 @@ class GenomeReader {
   FlameGenome readFlame(pugi::xml_node node);
   void readFlameAttributes(pugi::xml_node node, FlameGenome& genome, pugi::xml_attribute& palette_attr,
                            pugi::xml_attribute& solo_attr);
-  FlameXform readXform(pugi::xml_node node, bool final_xform, int flam3_slot, pugi::xml_attribute& chaos_attr);
+  FlameXform readXform(pugi::xml_node node, bool final_xform, int flam3_slot,
+                       pugi::xml_attribute& chaos_attr);
   void readColor(pugi::xml_node node, flame::PaletteDraft& palette) const;
   void readColors(pugi::xml_node node, flame::PaletteDraft& palette) const;
   void readPalette(pugi::xml_node node, flame::PaletteDraft& palette);
@@ -205,16 +205,20 @@ void GenomeReader::readFlameAttributes(pugi::xml_node node, FlameGenome& g, pugi
       g.hsv_rgb_palette_blend = number(node, a);
     } else if (name == "interpolation") {
       // Animation only: an unknown value keeps the default, as flam3 (with its warning).
-      if (value == "linear" || value == "smooth") g.interpolation = value;
-      else warn(source_.offsetOf(a), describe(node, a) + ": unknown interpolation; 'linear' kept");
+      if (value == "linear" || value == "smooth")
+        g.interpolation = value;
+      else
+        warn(source_.offsetOf(a), describe(node, a) + ": unknown interpolation; 'linear' kept");
     } else if (name == "palette_interpolation") {
       if (value == "hsv" || value == "sweep" || value == "hsv_circular" || value == "rgb")
         g.palette_interpolation = value;
       else
         warn(source_.offsetOf(a), describe(node, a) + ": unknown palette interpolation; 'hsv_circular' kept");
     } else if (name == "interpolation_type" || name == "interpolation_space") {
-      if (value == "linear" || value == "log" || value == "old" || value == "older") g.interpolation_type = value;
-      else warn(source_.offsetOf(a), describe(node, a) + ": unknown interpolation type; 'log' kept");
+      if (value == "linear" || value == "log" || value == "old" || value == "older")
+        g.interpolation_type = value;
+      else
+        warn(source_.offsetOf(a), describe(node, a) + ": unknown interpolation type; 'log' kept");
     } else if (name == "name") {
       g.name = value;
       for (char& c : g.name)
@@ -254,20 +258,27 @@ void GenomeReader::readFlameAttributes(pugi::xml_node node, FlameGenome& g, pugi
       g.filter_radius = numberAtLeast(node, a, 0.0, true);
     } else if (name == "filter_shape") {
       const auto shape = parseFlameFilterShape(value);
-      if (!shape) failValue(node, a, 0, "unknown filter shape (gaussian, hermite, box, triangle, bell, bspline, "
-                                        "mitchell, blackman, catrom, hanning, hamming, lanczos3, lanczos2, quadratic)");
+      if (!shape)
+        failValue(node, a, 0,
+                  "unknown filter shape (gaussian, hermite, box, triangle, bell, bspline, "
+                  "mitchell, blackman, catrom, hanning, hamming, lanczos3, lanczos2, quadratic)");
       g.filter_shape = *shape;
     } else if (name == "temporal_filter_type") {
-      if (value == "box" || value == "gaussian" || value == "exp") g.temporal_filter_type = value;
-      else warn(source_.offsetOf(a), describe(node, a) + ": unknown temporal filter; 'box' kept");
+      if (value == "box" || value == "gaussian" || value == "exp")
+        g.temporal_filter_type = value;
+      else
+        warn(source_.offsetOf(a), describe(node, a) + ": unknown temporal filter; 'box' kept");
     } else if (name == "temporal_filter_width") {
       g.temporal_filter_width = number(node, a);
     } else if (name == "temporal_filter_exp") {
       g.temporal_filter_exp = number(node, a);
     } else if (name == "palette_mode") {
-      if (value == "step") g.palette_mode = FlamePaletteMode::kStep;
-      else if (value == "linear") g.palette_mode = FlamePaletteMode::kLinear;
-      else failValue(node, a, 0, "palette_mode must be step or linear");
+      if (value == "step")
+        g.palette_mode = FlamePaletteMode::kStep;
+      else if (value == "linear")
+        g.palette_mode = FlamePaletteMode::kLinear;
+      else
+        failValue(node, a, 0, "palette_mode must be step or linear");
     } else if (name == "quality") {
       g.quality = numberAtLeast(node, a, 0.0, true);
     } else if (name == "passes") {
@@ -411,8 +422,10 @@ FlameXform GenomeReader::readXform(pugi::xml_node node, bool final_xform, int fl
       xf.opacity = number(node, a);
     } else if (name == "plotmode") {
       const std::string_view value = a.value();
-      if (value == "off") xf.opacity = 0.0;
-      else if (value != "on") failValue(node, a, 0, "plotmode must be off or on");
+      if (value == "off")
+        xf.opacity = 0.0;
+      else if (value != "on")
+        failValue(node, a, 0, "plotmode must be off or on");
     } else if (name == "coefs" || name == "post") {
       const std::vector<double> c = numbers(node, a, 6, 6);
       FlameAffine& m = name == "coefs" ? xf.affine : xf.post;
@@ -434,20 +447,23 @@ FlameXform GenomeReader::readXform(pugi::xml_node node, bool final_xform, int fl
       weights[static_cast<size_t>(integer(node, a, 0, kFlameVariationCount - 1))] = 1.0;
     } else if (name == "motion_frequency") {
       if (integer(node, a, -kMaxInt, kMaxInt) != 0)
-        failValue(node, a, 0, "motion parameters belong in <motion> children, not on the xform (flam3 refuses them)");
+        failValue(node, a, 0,
+                  "motion parameters belong in <motion> children, not on the xform (flam3 refuses them)");
     } else if (name == "motion_function") {
-      failValue(node, a, 0, "motion parameters belong in <motion> children, not on the xform (flam3 refuses them)");
+      failValue(node, a, 0,
+                "motion parameters belong in <motion> children, not on the xform (flam3 refuses them)");
     } else if (const auto v = flameVariationIndex(name)) {
       weights[static_cast<size_t>(*v)] = number(node, a);
     } else if (const auto p = flameParamIndex(name)) {
       double value = number(node, a);
-      if (params[static_cast<size_t>(*p)].name == "super_shape_rnd") value = std::clamp(value, 0.0, 1.0);  // flam3
+      if (params[static_cast<size_t>(*p)].name == "super_shape_rnd")
+        value = std::clamp(value, 0.0, 1.0);  // flam3
       xf.params[static_cast<size_t>(*p)] = value;
     } else if (name == "amw_amp") {
       (void)number(node, a);  // flam3 reads it into a field no variation uses
     } else if (options_.skip_unknown) {
-      warn(source_.offsetOf(a), "unknown variation '" + std::string(name) + "' on <" + node.name() +
-                                    "> ignored (as flam3)");
+      warn(source_.offsetOf(a),
+           "unknown variation '" + std::string(name) + "' on <" + node.name() + "> ignored (as flam3)");
     } else {
       source_.fail(source_.offsetOf(a), "unknown variation '" + std::string(name) + "' on <" + node.name() +
                                             "> at line " + std::to_string(source_.line(source_.offsetOf(a))) +
@@ -485,8 +501,8 @@ void GenomeReader::readColor(pugi::xml_node node, flame::PaletteDraft& palette) 
       checkRange(a, c);
       alpha = c[0];
     } else {
-      source_.fail(source_.offsetOf(a), "unknown <color> attribute '" + std::string(name) +
-                                            "' (index, rgb, rgba, a)");
+      source_.fail(source_.offsetOf(a),
+                   "unknown <color> attribute '" + std::string(name) + "' (index, rgb, rgba, a)");
     }
   }
   if (index < 0) failElement(node, "missing index attribute (0 .. 255)");
@@ -504,9 +520,13 @@ void GenomeReader::readColors(pugi::xml_node node, flame::PaletteDraft& palette)
   pugi::xml_attribute data;
   for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute()) {
     const std::string_view name = a.name();
-    if (name == "count") count = integer(node, a, 1, 256);
-    else if (name == "data") data = a;
-    else source_.fail(source_.offsetOf(a), "unknown <colors> attribute '" + std::string(name) + "' (count, data)");
+    if (name == "count")
+      count = integer(node, a, 1, 256);
+    else if (name == "data")
+      data = a;
+    else
+      source_.fail(source_.offsetOf(a),
+                   "unknown <colors> attribute '" + std::string(name) + "' (count, data)");
   }
   if (count == 0) failElement(node, "missing count attribute (1 .. 256)");
   if (!data) failElement(node, "missing data attribute");
@@ -519,7 +539,7 @@ void GenomeReader::readPalette(pugi::xml_node node, flame::PaletteDraft& palette
   pugi::xml_attribute index0, index1, hue0, hue1, blend, count, format;
   for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute()) {
     const std::string_view name = a.name();
-    pugi::xml_attribute* slot = name == "index0"  ? &index0
+    pugi::xml_attribute* slot = name == "index0"   ? &index0
                                 : name == "index1" ? &index1
                                 : name == "hue0"   ? &hue0
                                 : name == "hue1"   ? &hue1
@@ -539,7 +559,8 @@ void GenomeReader::readPalette(pugi::xml_node node, flame::PaletteDraft& palette
   if (old_form) {
     // Two library palettes blended in HSV (interpolation.c interpolate_cmap).
     // flam3 picks a random palette for a missing index; we ask for it.
-    if (!index0 || !index1) failElement(node, "the old form needs index0 and index1 (flam3 would pick at random)");
+    if (!index0 || !index1)
+      failElement(node, "the old form needs index0 and index1 (flam3 would pick at random)");
     const int n0 = integer(node, index0, 0, kMaxInt), n1 = integer(node, index1, 0, kMaxInt);
     const double h0 = hue0 ? number(node, hue0) : 0.0, h1 = hue1 ? number(node, hue1) : 0.0;
     const double b = blend ? number(node, blend) : 0.5;
@@ -587,7 +608,8 @@ void GenomeReader::readSymmetry(pugi::xml_node node, FlameGenome& g) {
   pugi::xml_attribute kind_attr;
   for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute()) {
     if (std::string_view(a.name()) != "kind")
-      source_.fail(source_.offsetOf(a), "unknown <symmetry> attribute '" + std::string(a.name()) + "' (kind)");
+      source_.fail(source_.offsetOf(a),
+                   "unknown <symmetry> attribute '" + std::string(a.name()) + "' (kind)");
     kind = integer(node, a, -kMaxInt, kMaxInt);
     kind_attr = a;
   }
@@ -600,8 +622,9 @@ void GenomeReader::readSymmetry(pugi::xml_node node, FlameGenome& g) {
   if (kind == 1) return;
   const size_t adds = static_cast<size_t>(std::abs(static_cast<long long>(kind))) - (kind > 0 ? 1 : 0);
   if (adds > symmetry_allowance_)
-    failValue(node, kind_attr, 0, "adds " + std::to_string(adds) + " xforms; this document allows " +
-                                      std::to_string(symmetry_allowance_) + " more symmetry xforms");
+    failValue(node, kind_attr, 0,
+              "adds " + std::to_string(adds) + " xforms; this document allows " +
+                  std::to_string(symmetry_allowance_) + " more symmetry xforms");
   symmetry_allowance_ -= adds;
 
   // flam3_add_symmetry: identity-coloured linear xforms of weight 1 that do

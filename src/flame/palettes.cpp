@@ -27,26 +27,35 @@ int hexDigit(char c) {
   return -1;
 }
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 }  // namespace
 
 void rgbToHsv(const double rgb[3], double hsv[3]) {
   const double rd = rgb[0], gd = rgb[1], bd = rgb[2];
   double max, min;
-  if (rd >= gd) max = rd >= bd ? rd : bd;
-  else max = gd >= bd ? gd : bd;
-  if (rd <= gd) min = rd <= bd ? rd : bd;
-  else min = gd <= bd ? gd : bd;
+  if (rd >= gd)
+    max = rd >= bd ? rd : bd;
+  else
+    max = gd >= bd ? gd : bd;
+  if (rd <= gd)
+    min = rd <= bd ? rd : bd;
+  else
+    min = gd <= bd ? gd : bd;
   const double del = max - min;
   const double v = max;
   const double s = max != 0.0 ? del / max : 0.0;
   double h = 0;
   if (s != 0.0) {
     const double rc = (max - rd) / del, gc = (max - gd) / del, bc = (max - bd) / del;
-    if (rd == max) h = bc - gc;
-    else if (gd == max) h = 2 + rc - bc;
-    else if (bd == max) h = 4 + gc - rc;
+    if (rd == max)
+      h = bc - gc;
+    else if (gd == max)
+      h = 2 + rc - bc;
+    else if (bd == max)
+      h = 4 + gc - rc;
     if (h < 0) h += 6;
   }
   hsv[0] = h;
@@ -70,19 +79,12 @@ void hsvToRgb(const double hsv[3], double rgb[3]) {
   const double p = v * (1 - s);
   const double q = v * (1 - (s * f));
   const double t = v * (1 - (s * (1 - f)));
-  double rd, gd, bd;
-  switch (j) {
-    case 0: rd = v, gd = t, bd = p; break;
-    case 1: rd = q, gd = v, bd = p; break;
-    case 2: rd = p, gd = v, bd = t; break;
-    case 3: rd = p, gd = q, bd = v; break;
-    case 4: rd = t, gd = p, bd = v; break;
-    case 5: rd = v, gd = p, bd = q; break;
-    default: rd = v, gd = t, bd = p; break;
-  }
-  rgb[0] = rd;
-  rgb[1] = gd;
-  rgb[2] = bd;
+  // The sextant's (r, g, b); flam3's default case (j = 6 after rounding) is sextant 0.
+  const double sextants[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
+  const double* out = sextants[j >= 0 && j < 6 ? j : 0];
+  rgb[0] = out[0];
+  rgb[1] = out[1];
+  rgb[2] = out[2];
 }
 
 bool fillMissingColors(PaletteDraft& palette) {
@@ -138,7 +140,8 @@ Palette blendPalettes(const Palette& p0, const Palette& p1, double blend) {
   return out;
 }
 
-std::optional<HexError> parseHexColors(std::string_view text, int count, HexLayout layout, PaletteDraft& out) {
+std::optional<HexError> parseHexColors(std::string_view text, int count, HexLayout layout,
+                                       PaletteDraft& out) {
   const size_t digits = layout == HexLayout::kRgb ? 6 : 8;
   size_t i = 0;
   while (i < text.size() && isSpace(text[i])) ++i;
@@ -154,8 +157,10 @@ std::optional<HexError> parseHexColors(std::string_view text, int count, HexLayo
                                    std::to_string(digits) + " hex digits" +
                                    (layout == HexLayout::kZeroRgb ? " (00RRGGBB)" : "")};
       }
-      if (d % 2 == 0) bytes[d / 2] = value * 16;
-      else bytes[d / 2] += value;
+      if (d % 2 == 0)
+        bytes[d / 2] = value * 16;
+      else
+        bytes[d / 2] += value;
     }
     PaletteColor color{};
     if (layout == HexLayout::kZeroRgb) {

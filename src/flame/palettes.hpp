@@ -40,9 +40,9 @@ Palette blendPalettes(const Palette& p0, const Palette& p1, double blend);
 
 /// How a hex colour list is written.
 enum class HexLayout {
-  kRgb,        ///< <palette format="RGB">: RRGGBB per entry
-  kRgba,       ///< <palette format="RGBA">: RRGGBBAA (alpha stored as given, not premultiplied: flam3)
-  kZeroRgb,    ///< <colors data> and the library: 00RRGGBB
+  kRgb,      ///< <palette format="RGB">: RRGGBB per entry
+  kRgba,     ///< <palette format="RGBA">: RRGGBBAA (alpha stored as given, not premultiplied: flam3)
+  kZeroRgb,  ///< <colors data> and the library: 00RRGGBB
 };
 struct HexError {
   size_t index = 0;  ///< byte of `text` where it went wrong

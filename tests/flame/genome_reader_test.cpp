@@ -32,7 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path dataFile(const std::string& name) { return fs::path(PROCGEN_SOURCE_DIR) / "tests" / "flame" / "data" / name; }
+fs::path dataFile(const std::string& name) {
+  return fs::path(PROCGEN_SOURCE_DIR) / "tests" / "flame" / "data" / name;
+}
 
 std::string readText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -42,7 +44,9 @@ std::string readText(const fs::path& path) {
 }
 
 const char* const kLibraryPath = "/usr/share/flam3/flam3-palettes.xml";
-bool haveLibrary() { return fs::exists(kLibraryPath); }
+bool haveLibrary() {
+  return fs::exists(kLibraryPath);
+}
 
 std::vector<FlameGenome> parse(std::string_view xml, const FlameReadOptions& options = {}) {
   return parseFlameGenomes(xml, "t.flame", options);
@@ -69,7 +73,8 @@ void expectError(std::string_view xml, int line, int column, const std::string& 
 std::string everyVariationGenome() {
   std::ostringstream x;
   x << "<flame name=\"all\" size=\"64 48\">\n  <xform weight=\"1\" color=\"0.25\"";
-  for (int i = 0; i < kFlameVariationCount; ++i) x << ' ' << flameVariationName(i) << "=\"" << (i + 1) * 0.0078125 << '"';
+  for (int i = 0; i < kFlameVariationCount; ++i)
+    x << ' ' << flameVariationName(i) << "=\"" << (i + 1) * 0.0078125 << '"';
   const auto params = flameParams();
   for (size_t i = 0; i < params.size(); ++i) {
     const bool alias = !params[i].alias.empty() && i % 2 == 0;
@@ -131,9 +136,11 @@ std::string paletteFormsGenome(bool with_library) {
        "<colors count=\"5\" data=\"00ff0000 0000ff00 000000ff 00ffffff 00808080\"/></flame>\n";
   x << "<flame name=\"colorlist\"><xform weight=\"1\" linear=\"1\"/>"
        "<color index=\"10\" rgb=\"255 0 0\"/><color index=\"200\" rgba=\"0 0 255 128\"/>"
-       "<color index=\"100\" rgb=\"0 255 0\" a=\"64\"/><color index=\"150\" rgb=\"12.5 100.25 3\"/></flame>\n";
+       "<color index=\"100\" rgb=\"0 255 0\" a=\"64\"/><color index=\"150\" rgb=\"12.5 100.25 "
+       "3\"/></flame>\n";
   if (with_library) {
-    x << "<flame name=\"library\" palette=\"15\" hue=\"0.22851\"><xform weight=\"1\" linear=\"1\"/></flame>\n";
+    x << "<flame name=\"library\" palette=\"15\" hue=\"0.22851\"><xform weight=\"1\" "
+         "linear=\"1\"/></flame>\n";
     x << "<flame name=\"libneg\" palette=\"300\" hue=\"-0.4\"><xform weight=\"1\" linear=\"1\"/></flame>\n";
     x << "<flame name=\"override\" palette=\"2\"><xform weight=\"1\" linear=\"1\"/>"
          "<color index=\"0\" rgb=\"1 2 3\"/></flame>\n";
@@ -153,20 +160,34 @@ std::string paletteFormsGenome(bool with_library) {
 // flam3's kernel numbers by our names.
 int flam3Kernel(FlameFilterShape shape) {
   switch (shape) {
-    case FlameFilterShape::kGaussian: return flam3_gaussian_kernel;
-    case FlameFilterShape::kHermite: return flam3_hermite_kernel;
-    case FlameFilterShape::kBox: return flam3_box_kernel;
-    case FlameFilterShape::kTriangle: return flam3_triangle_kernel;
-    case FlameFilterShape::kBell: return flam3_bell_kernel;
-    case FlameFilterShape::kBspline: return flam3_b_spline_kernel;
-    case FlameFilterShape::kMitchell: return flam3_mitchell_kernel;
-    case FlameFilterShape::kBlackman: return flam3_blackman_kernel;
-    case FlameFilterShape::kCatrom: return flam3_catrom_kernel;
-    case FlameFilterShape::kHanning: return flam3_hanning_kernel;
-    case FlameFilterShape::kHamming: return flam3_hamming_kernel;
-    case FlameFilterShape::kLanczos3: return flam3_lanczos3_kernel;
-    case FlameFilterShape::kLanczos2: return flam3_lanczos2_kernel;
-    case FlameFilterShape::kQuadratic: return flam3_quadratic_kernel;
+    case FlameFilterShape::kGaussian:
+      return flam3_gaussian_kernel;
+    case FlameFilterShape::kHermite:
+      return flam3_hermite_kernel;
+    case FlameFilterShape::kBox:
+      return flam3_box_kernel;
+    case FlameFilterShape::kTriangle:
+      return flam3_triangle_kernel;
+    case FlameFilterShape::kBell:
+      return flam3_bell_kernel;
+    case FlameFilterShape::kBspline:
+      return flam3_b_spline_kernel;
+    case FlameFilterShape::kMitchell:
+      return flam3_mitchell_kernel;
+    case FlameFilterShape::kBlackman:
+      return flam3_blackman_kernel;
+    case FlameFilterShape::kCatrom:
+      return flam3_catrom_kernel;
+    case FlameFilterShape::kHanning:
+      return flam3_hanning_kernel;
+    case FlameFilterShape::kHamming:
+      return flam3_hamming_kernel;
+    case FlameFilterShape::kLanczos3:
+      return flam3_lanczos3_kernel;
+    case FlameFilterShape::kLanczos2:
+      return flam3_lanczos2_kernel;
+    case FlameFilterShape::kQuadratic:
+      return flam3_quadratic_kernel;
   }
   return -1;
 }
@@ -176,43 +197,120 @@ struct Flam3Param {
   const char* name;
   ParamGetter get;
 };
-#define F(name, field) Flam3Param{#name, [](const flam3_xform& x) { return x.field; }}
+#define F(name, field)                                  \
+  Flam3Param {                                          \
+#name, [](const flam3_xform& x) { return x.field; } \
+  }
 const Flam3Param kFlam3Params[] = {
-    F(blob_low, blob_low), F(blob_high, blob_high), F(blob_waves, blob_waves), F(pdj_a, pdj_a), F(pdj_b, pdj_b),
-    F(pdj_c, pdj_c), F(pdj_d, pdj_d), F(fan2_x, fan2_x), F(fan2_y, fan2_y), F(rings2_val, rings2_val),
-    F(perspective_angle, perspective_angle), F(perspective_dist, perspective_dist), F(julian_power, julian_power),
-    F(julian_dist, julian_dist), F(juliascope_power, juliascope_power), F(juliascope_dist, juliascope_dist),
-    F(radial_blur_angle, radial_blur_angle), F(pie_slices, pie_slices), F(pie_rotation, pie_rotation),
-    F(pie_thickness, pie_thickness), F(ngon_sides, ngon_sides), F(ngon_power, ngon_power),
-    F(ngon_circle, ngon_circle), F(ngon_corners, ngon_corners), F(curl_c1, curl_c1), F(curl_c2, curl_c2),
-    F(rectangles_x, rectangles_x), F(rectangles_y, rectangles_y), F(disc2_rot, disc2_rot),
-    F(disc2_twist, disc2_twist), F(super_shape_rnd, super_shape_rnd), F(super_shape_m, super_shape_m),
-    F(super_shape_n1, super_shape_n1), F(super_shape_n2, super_shape_n2), F(super_shape_n3, super_shape_n3),
-    F(super_shape_holes, super_shape_holes), F(flower_petals, flower_petals), F(flower_holes, flower_holes),
-    F(conic_eccentricity, conic_eccentricity), F(conic_holes, conic_holes), F(parabola_height, parabola_height),
-    F(parabola_width, parabola_width), F(bent2_x, bent2_x), F(bent2_y, bent2_y), F(bipolar_shift, bipolar_shift),
-    F(cell_size, cell_size), F(cpow_r, cpow_r), F(cpow_i, cpow_i), F(cpow_power, cpow_power),
-    F(curve_xamp, curve_xamp), F(curve_yamp, curve_yamp), F(curve_xlength, curve_xlength),
-    F(curve_ylength, curve_ylength), F(escher_beta, escher_beta), F(lazysusan_spin, lazysusan_spin),
-    F(lazysusan_space, lazysusan_space), F(lazysusan_twist, lazysusan_twist), F(lazysusan_x, lazysusan_x),
-    F(lazysusan_y, lazysusan_y), F(modulus_x, modulus_x), F(modulus_y, modulus_y),
-    F(oscilloscope_separation, oscope_separation), F(oscilloscope_frequency, oscope_frequency),
-    F(oscilloscope_amplitude, oscope_amplitude), F(oscilloscope_damping, oscope_damping),
-    F(popcorn2_x, popcorn2_x), F(popcorn2_y, popcorn2_y), F(popcorn2_c, popcorn2_c),
-    F(separation_x, separation_x), F(separation_xinside, separation_xinside), F(separation_y, separation_y),
-    F(separation_yinside, separation_yinside), F(split_xsize, split_xsize), F(split_ysize, split_ysize),
-    F(splits_x, splits_x), F(splits_y, splits_y), F(stripes_space, stripes_space), F(stripes_warp, stripes_warp),
-    F(wedge_angle, wedge_angle), F(wedge_hole, wedge_hole), F(wedge_count, wedge_count),
-    F(wedge_swirl, wedge_swirl), F(wedge_julia_angle, wedge_julia_angle), F(wedge_julia_count, wedge_julia_count),
-    F(wedge_julia_power, wedge_julia_power), F(wedge_julia_dist, wedge_julia_dist),
-    F(wedge_sph_angle, wedge_sph_angle), F(wedge_sph_count, wedge_sph_count), F(wedge_sph_hole, wedge_sph_hole),
-    F(wedge_sph_swirl, wedge_sph_swirl), F(whorl_inside, whorl_inside), F(whorl_outside, whorl_outside),
-    F(waves2_freqx, waves2_freqx), F(waves2_scalex, waves2_scalex), F(waves2_freqy, waves2_freqy),
-    F(waves2_scaley, waves2_scaley), F(auger_sym, auger_sym), F(auger_weight, auger_weight),
-    F(auger_freq, auger_freq), F(auger_scale, auger_scale), F(flux_spread, flux_spread),
-    F(mobius_re_a, mobius_re_a), F(mobius_im_a, mobius_im_a), F(mobius_re_b, mobius_re_b),
-    F(mobius_im_b, mobius_im_b), F(mobius_re_c, mobius_re_c), F(mobius_im_c, mobius_im_c),
-    F(mobius_re_d, mobius_re_d), F(mobius_im_d, mobius_im_d),
+    F(blob_low, blob_low),
+    F(blob_high, blob_high),
+    F(blob_waves, blob_waves),
+    F(pdj_a, pdj_a),
+    F(pdj_b, pdj_b),
+    F(pdj_c, pdj_c),
+    F(pdj_d, pdj_d),
+    F(fan2_x, fan2_x),
+    F(fan2_y, fan2_y),
+    F(rings2_val, rings2_val),
+    F(perspective_angle, perspective_angle),
+    F(perspective_dist, perspective_dist),
+    F(julian_power, julian_power),
+    F(julian_dist, julian_dist),
+    F(juliascope_power, juliascope_power),
+    F(juliascope_dist, juliascope_dist),
+    F(radial_blur_angle, radial_blur_angle),
+    F(pie_slices, pie_slices),
+    F(pie_rotation, pie_rotation),
+    F(pie_thickness, pie_thickness),
+    F(ngon_sides, ngon_sides),
+    F(ngon_power, ngon_power),
+    F(ngon_circle, ngon_circle),
+    F(ngon_corners, ngon_corners),
+    F(curl_c1, curl_c1),
+    F(curl_c2, curl_c2),
+    F(rectangles_x, rectangles_x),
+    F(rectangles_y, rectangles_y),
+    F(disc2_rot, disc2_rot),
+    F(disc2_twist, disc2_twist),
+    F(super_shape_rnd, super_shape_rnd),
+    F(super_shape_m, super_shape_m),
+    F(super_shape_n1, super_shape_n1),
+    F(super_shape_n2, super_shape_n2),
+    F(super_shape_n3, super_shape_n3),
+    F(super_shape_holes, super_shape_holes),
+    F(flower_petals, flower_petals),
+    F(flower_holes, flower_holes),
+    F(conic_eccentricity, conic_eccentricity),
+    F(conic_holes, conic_holes),
+    F(parabola_height, parabola_height),
+    F(parabola_width, parabola_width),
+    F(bent2_x, bent2_x),
+    F(bent2_y, bent2_y),
+    F(bipolar_shift, bipolar_shift),
+    F(cell_size, cell_size),
+    F(cpow_r, cpow_r),
+    F(cpow_i, cpow_i),
+    F(cpow_power, cpow_power),
+    F(curve_xamp, curve_xamp),
+    F(curve_yamp, curve_yamp),
+    F(curve_xlength, curve_xlength),
+    F(curve_ylength, curve_ylength),
+    F(escher_beta, escher_beta),
+    F(lazysusan_spin, lazysusan_spin),
+    F(lazysusan_space, lazysusan_space),
+    F(lazysusan_twist, lazysusan_twist),
+    F(lazysusan_x, lazysusan_x),
+    F(lazysusan_y, lazysusan_y),
+    F(modulus_x, modulus_x),
+    F(modulus_y, modulus_y),
+    F(oscilloscope_separation, oscope_separation),
+    F(oscilloscope_frequency, oscope_frequency),
+    F(oscilloscope_amplitude, oscope_amplitude),
+    F(oscilloscope_damping, oscope_damping),
+    F(popcorn2_x, popcorn2_x),
+    F(popcorn2_y, popcorn2_y),
+    F(popcorn2_c, popcorn2_c),
+    F(separation_x, separation_x),
+    F(separation_xinside, separation_xinside),
+    F(separation_y, separation_y),
+    F(separation_yinside, separation_yinside),
+    F(split_xsize, split_xsize),
+    F(split_ysize, split_ysize),
+    F(splits_x, splits_x),
+    F(splits_y, splits_y),
+    F(stripes_space, stripes_space),
+    F(stripes_warp, stripes_warp),
+    F(wedge_angle, wedge_angle),
+    F(wedge_hole, wedge_hole),
+    F(wedge_count, wedge_count),
+    F(wedge_swirl, wedge_swirl),
+    F(wedge_julia_angle, wedge_julia_angle),
+    F(wedge_julia_count, wedge_julia_count),
+    F(wedge_julia_power, wedge_julia_power),
+    F(wedge_julia_dist, wedge_julia_dist),
+    F(wedge_sph_angle, wedge_sph_angle),
+    F(wedge_sph_count, wedge_sph_count),
+    F(wedge_sph_hole, wedge_sph_hole),
+    F(wedge_sph_swirl, wedge_sph_swirl),
+    F(whorl_inside, whorl_inside),
+    F(whorl_outside, whorl_outside),
+    F(waves2_freqx, waves2_freqx),
+    F(waves2_scalex, waves2_scalex),
+    F(waves2_freqy, waves2_freqy),
+    F(waves2_scaley, waves2_scaley),
+    F(auger_sym, auger_sym),
+    F(auger_weight, auger_weight),
+    F(auger_freq, auger_freq),
+    F(auger_scale, auger_scale),
+    F(flux_spread, flux_spread),
+    F(mobius_re_a, mobius_re_a),
+    F(mobius_im_a, mobius_im_a),
+    F(mobius_re_b, mobius_re_b),
+    F(mobius_im_b, mobius_im_b),
+    F(mobius_re_c, mobius_re_c),
+    F(mobius_im_c, mobius_im_c),
+    F(mobius_re_d, mobius_re_d),
+    F(mobius_im_d, mobius_im_d),
 };
 #undef F
 
@@ -222,28 +320,41 @@ ParamGetter flam3Param(std::string_view name) {
   return nullptr;
 }
 
-const char* interpolationName(int v) { return v == flam3_interpolation_smooth ? "smooth" : "linear"; }
+const char* interpolationName(int v) {
+  return v == flam3_interpolation_smooth ? "smooth" : "linear";
+}
 const char* interpolationTypeName(int v) {
   switch (v) {
-    case flam3_inttype_linear: return "linear";
-    case flam3_inttype_compat: return "old";
-    case flam3_inttype_older: return "older";
-    default: return "log";
+    case flam3_inttype_linear:
+      return "linear";
+    case flam3_inttype_compat:
+      return "old";
+    case flam3_inttype_older:
+      return "older";
+    default:
+      return "log";
   }
 }
 const char* paletteInterpolationName(int v) {
   switch (v) {
-    case flam3_palette_interpolation_hsv: return "hsv";
-    case flam3_palette_interpolation_sweep: return "sweep";
-    case flam3_palette_interpolation_rgb: return "rgb";
-    default: return "hsv_circular";
+    case flam3_palette_interpolation_hsv:
+      return "hsv";
+    case flam3_palette_interpolation_sweep:
+      return "sweep";
+    case flam3_palette_interpolation_rgb:
+      return "rgb";
+    default:
+      return "hsv_circular";
   }
 }
 const char* temporalFilterName(int v) {
   switch (v) {
-    case flam3_temporal_gaussian: return "gaussian";
-    case flam3_temporal_exp: return "exp";
-    default: return "box";
+    case flam3_temporal_gaussian:
+      return "gaussian";
+    case flam3_temporal_exp:
+      return "exp";
+    default:
+      return "box";
   }
 }
 
@@ -280,7 +391,8 @@ void expectXform(const FlameXform& ours, const flam3_xform& ref, double expected
     EXPECT_NE(t.weight, 0.0);
     weights[static_cast<size_t>(t.index)] = t.weight;
   }
-  for (size_t i = 1; i < ours.variations.size(); ++i) EXPECT_LT(ours.variations[i - 1].index, ours.variations[i].index);
+  for (size_t i = 1; i < ours.variations.size(); ++i)
+    EXPECT_LT(ours.variations[i - 1].index, ours.variations[i].index);
   for (int i = 0; i < kFlameVariationCount; ++i)
     EXPECT_EQ(weights[static_cast<size_t>(i)], ref.var[i]) << flameVariationName(i);
   const auto params = flameParams();
@@ -345,7 +457,8 @@ void expectSameAsFlam3(const std::string& xml, const std::string& what) {
     EXPECT_EQ(g.symmetry_kind, r.symmetry);
     for (int i = 0; i < 256; ++i)
       for (int c = 0; c < 4; ++c)
-        ASSERT_NEAR(g.palette[static_cast<size_t>(i)][static_cast<size_t>(c)], r.palette[i].color[c], kComputed)
+        ASSERT_NEAR(g.palette[static_cast<size_t>(i)][static_cast<size_t>(c)], r.palette[i].color[c],
+                    kComputed)
             << "palette entry " << i << " channel " << c;
 
     const int n_std = r.num_xforms - (r.final_xform_index >= 0 ? 1 : 0);
@@ -357,7 +470,8 @@ void expectSameAsFlam3(const std::string& xml, const std::string& what) {
       const double opacity = g.solo_xform >= 0 && g.solo_xform != i ? 0.0 : xf.opacity;
       expectXform(xf, r.xform[i], opacity, false);
       for (int j = 0; j < n_std; ++j) {
-        const double ours_chaos = static_cast<size_t>(j) < xf.chaos.size() ? xf.chaos[static_cast<size_t>(j)] : 1.0;
+        const double ours_chaos =
+            static_cast<size_t>(j) < xf.chaos.size() ? xf.chaos[static_cast<size_t>(j)] : 1.0;
         EXPECT_EQ(ours_chaos, r.chaos[i][j]) << "chaos " << i << " -> " << j;
       }
     }
@@ -373,7 +487,8 @@ void expectSameAsFlam3(const std::string& xml, const std::string& what) {
 
 TEST(FlameGenomeReaderVsFlam3, DebianTestFlam3) {
   const fs::path path = "/usr/share/flam3/test.flam3";
-  if (!fs::exists(path) || !haveLibrary()) GTEST_SKIP() << "flam3-palette (test.flam3, flam3-palettes.xml) not installed";
+  if (!fs::exists(path) || !haveLibrary())
+    GTEST_SKIP() << "flam3-palette (test.flam3, flam3-palettes.xml) not installed";
   expectSameAsFlam3(readText(path), path.string());
 }
 
@@ -382,7 +497,8 @@ TEST(FlameGenomeReaderVsFlam3, GenomesWrittenByFlam3Genome) {
   // parameters, post transforms, <symmetry> (re-applied on reading, as flam3
   // does), inline <color> palettes and <edit> provenance.
   expectSameAsFlam3(readText(dataFile("flam3_genome_seed9.flam3")), "seed 9");
-  expectSameAsFlam3(readText(dataFile("flam3_genome_seed7_sym.flam3")), "seed 7, symmetry -3, parametric vars");
+  expectSameAsFlam3(readText(dataFile("flam3_genome_seed7_sym.flam3")),
+                    "seed 7, symmetry -3, parametric vars");
 }
 
 TEST(FlameGenomeReaderVsFlam3, EveryVariationAndParameterByNameAndAlias) {
@@ -400,9 +516,10 @@ TEST(FlameGenomeReaderVsFlam3, EveryPaletteForm) {
 TEST(FlameGenomeReaderVsFlam3, DefaultsAreClearCpAndInitializeXforms) {
   // Nothing but weights: every other field is flam3's default; xforms
   // alternate colour 0, 1 by slot, the final xform counting in the slot.
-  expectSameAsFlam3("<flame time=\"0\"><xform weight=\"1\"/><xform weight=\"2\"/><finalxform linear=\"1\"/>"
-                    "<xform weight=\"3\"/></flame>",
-                    "defaults");
+  expectSameAsFlam3(
+      "<flame time=\"0\"><xform weight=\"1\"/><xform weight=\"2\"/><finalxform linear=\"1\"/>"
+      "<xform weight=\"3\"/></flame>",
+      "defaults");
 }
 
 #endif  // PROCGEN_HAVE_LIBFLAM3
@@ -410,8 +527,9 @@ TEST(FlameGenomeReaderVsFlam3, DefaultsAreClearCpAndInitializeXforms) {
 // --- hand-derived values ------------------------------------------------------
 
 TEST(FlameGenomeReader, DefaultsAreFlam3s) {
-  const auto g = parse("<flame name=\"a b\tc\"><xform weight=\"1\"/><xform weight=\"2\"/><finalxform linear=\"1\"/>"
-                       "<xform weight=\"3\"/></flame>");
+  const auto g = parse(
+      "<flame name=\"a b\tc\"><xform weight=\"1\"/><xform weight=\"2\"/><finalxform linear=\"1\"/>"
+      "<xform weight=\"3\"/></flame>");
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0].name, "a_b_c");  // whitespace becomes '_'
   EXPECT_EQ(g[0].width, 100);
@@ -436,7 +554,8 @@ TEST(FlameGenomeReader, XformAttributes) {
   const auto g = parse(
       "<flame size=\"10 20\">\n"
       "<xform weight=\"0.5\" color=\"0.25 0.9\" symmetry=\"0.6\" coefs=\"1 2 3 4 5 6\" post=\"6 5 4 3 2 1\"\n"
-      "  julia=\"-0.5\" linear=\"0\" oscope_damping=\"0.75\" Re_A=\"2\" mobius_im_d=\"3\" plotmode=\"off\"/>\n"
+      "  julia=\"-0.5\" linear=\"0\" oscope_damping=\"0.75\" Re_A=\"2\" mobius_im_d=\"3\" "
+      "plotmode=\"off\"/>\n"
       "<xform weight=\"1\" var1=\"2\" swirl=\"0.5\" chaos=\"2 0\" opacity=\"0.25\" amw_amp=\"4\"/>\n"
       "</flame>");
   const FlameXform& a = g[0].xforms[0];
@@ -521,8 +640,9 @@ TEST(FlameGenomeReader, SymmetryKindZeroIsNoneWithAWarning) {
   std::vector<std::string> warnings;
   FlameReadOptions options;
   options.warn = [&](const std::string& w) { warnings.push_back(w); };
-  const auto g = parse("<flame>\n<xform weight=\"1\"/>\n<symmetry kind=\"0\"/><color index=\"0\" rgb=\"1 1 1\"/></flame>",
-                       options);
+  const auto g = parse(
+      "<flame>\n<xform weight=\"1\"/>\n<symmetry kind=\"0\"/><color index=\"0\" rgb=\"1 1 1\"/></flame>",
+      options);
   EXPECT_EQ(g[0].xforms.size(), 1u);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].rfind("t.flame:3: warning: ", 0), 0u) << warnings[0];
@@ -531,8 +651,9 @@ TEST(FlameGenomeReader, SymmetryKindZeroIsNoneWithAWarning) {
 TEST(FlameGenomeReader, InlinePalettesAndMissingEntries) {
   // Entries 0 and 2 given (premultiplied by alpha), entry 1 halfway, entries
   // 3..255 between entry 2 and entry 0 wrapped to 256.
-  const auto g = parse("<flame><xform weight=\"1\"/><color index=\"0\" rgb=\"255 0 0\"/>"
-                       "<color index=\"2\" rgba=\"0 0 255 51\"/></flame>");
+  const auto g = parse(
+      "<flame><xform weight=\"1\"/><color index=\"0\" rgb=\"255 0 0\"/>"
+      "<color index=\"2\" rgba=\"0 0 255 51\"/></flame>");
   const auto& p = g[0].palette;
   EXPECT_EQ(p[0][0], 1.0);
   EXPECT_EQ(p[0][3], 1.0);
@@ -545,8 +666,9 @@ TEST(FlameGenomeReader, InlinePalettesAndMissingEntries) {
   EXPECT_DOUBLE_EQ(p[129][0], t * 1.0);
   EXPECT_DOUBLE_EQ(p[129][2], (1 - t) * 0.2);
 
-  const auto h = parse("<flame><xform weight=\"1\"/><palette count=\"2\" format=\"RGBA\">\n"
-                       "  ff800040\n 00ff00ff </palette></flame>");
+  const auto h = parse(
+      "<flame><xform weight=\"1\"/><palette count=\"2\" format=\"RGBA\">\n"
+      "  ff800040\n 00ff00ff </palette></flame>");
   EXPECT_EQ(h[0].palette[0][1], 128 / 255.0);
   EXPECT_EQ(h[0].palette[0][3], 64 / 255.0);  // hex RGBA is not premultiplied (flam3)
   EXPECT_EQ(h[0].palette[1][1], 1.0);
@@ -582,8 +704,9 @@ TEST(FlameGenomeReader, LibraryPaletteWithHue) {
 }
 
 TEST(FlameGenomeReader, SeveralFlamesAtAnyDepthInDocumentOrder) {
-  const auto g = parse("<a><b><flame name=\"1\"><xform weight=\"1\"/><flame name=\"inner\"/></flame></b>"
-                       "<!-- c --><flame name=\"2\"><xform weight=\"1\"/></flame></a>");
+  const auto g = parse(
+      "<a><b><flame name=\"1\"><xform weight=\"1\"/><flame name=\"inner\"/></flame></b>"
+      "<!-- c --><flame name=\"2\"><xform weight=\"1\"/></flame></a>");
   ASSERT_EQ(g.size(), 2u);  // a <flame> inside a <flame> is not read (flam3)
   EXPECT_EQ(g[0].name, "1");
   EXPECT_EQ(g[1].name, "2");
@@ -627,7 +750,8 @@ TEST(FlameGenomeReaderErrors, BadNumbers) {
   expectError("<flame scale=\"50x\"><xform weight=\"1\"/></flame>", 1, 15, "'50x' is not a finite number");
   expectError("<flame scale=\"nan\"><xform weight=\"1\"/></flame>", 1, 15, "not a finite number");
   expectError("<flame>\n<xform weight=\"1\" coefs=\"1 0 0 1 inf 0\"/></flame>", 2, 34, "'inf'");
-  expectError("<flame>\n<xform weight=\"1\" coefs=\"1 0 0 1 0\"/></flame>", 2, 35, "expected 6 numbers, found 5");
+  expectError("<flame>\n<xform weight=\"1\" coefs=\"1 0 0 1 0\"/></flame>", 2, 35,
+              "expected 6 numbers, found 5");
   expectError("<flame center=\"1e999 0\"><xform weight=\"1\"/></flame>", 1, 16, "'1e999'");
   expectError("<flame gamma=\"0\"><xform weight=\"1\"/></flame>", 1, 15, "must be > 0");
   // After an entity reference the position falls back to the value's start.
@@ -636,7 +760,8 @@ TEST(FlameGenomeReaderErrors, BadNumbers) {
 
 TEST(FlameGenomeReaderErrors, SizesAndQuality) {
   expectError("<flame size=\"0 100\"><xform weight=\"1\"/></flame>", 1, 14, "width must be 1 .. 1048576");
-  expectError("<flame size=\"100 1048577\"><xform weight=\"1\"/></flame>", 1, 18, "height must be 1 .. 1048576");
+  expectError("<flame size=\"100 1048577\"><xform weight=\"1\"/></flame>", 1, 18,
+              "height must be 1 .. 1048576");
   expectError("<flame size=\"100\"><xform weight=\"1\"/></flame>", 1, 14, "expected 2 integers");
   expectError("<flame size=\"10.5 10\"><xform weight=\"1\"/></flame>", 1, 14, "not an integer");
   expectError("<flame quality=\"-1\"><xform weight=\"1\"/></flame>", 1, 17, "must be >= 0");
@@ -647,22 +772,27 @@ TEST(FlameGenomeReaderErrors, SizesAndQuality) {
 }
 
 TEST(FlameGenomeReaderErrors, Palettes) {
-  expectError("<flame>\n<palette count=\"257\" format=\"RGB\">00</palette></flame>", 2, 17, "must be 1 .. 256");
+  expectError("<flame>\n<palette count=\"257\" format=\"RGB\">00</palette></flame>", 2, 17,
+              "must be 1 .. 256");
   expectError("<flame>\n<palette count=\"2\" format=\"RGB\">\n  ff0000 00gg00</palette></flame>", 3, 12,
               "colour 1 '00gg00' is not 6 hex digits");
   expectError("<flame>\n<palette count=\"2\" format=\"RGB\">ff0000</palette></flame>", 2, 39,
               "expected 2 colours, found 1");
-  expectError("<flame>\n<palette count=\"1\" format=\"RGB\">ff0000 12</palette></flame>", 2, 40, "extra data");
+  expectError("<flame>\n<palette count=\"1\" format=\"RGB\">ff0000 12</palette></flame>", 2, 40,
+              "extra data");
   expectError("<flame>\n<palette count=\"1\" format=\"BGR\">ff0000</palette></flame>", 2, 28, "RGB or RGBA");
   expectError("<flame>\n<palette count=\"1\" index0=\"2\"/></flame>", 2, 1, "mixes the old");
   expectError("<flame>\n<colors count=\"2\" data=\"00ff0000 11ff0000\"/></flame>", 2, 34,
               "does not start with 00");
   expectError("<flame>\n<color index=\"256\" rgb=\"1 2 3\"/></flame>", 2, 15, "must be 0 .. 255");
   expectError("<flame>\n<color index=\"3\" rgb=\"1 2 300\"/></flame>", 2, 27, "0 .. 255");
-  expectError("<flame>\n<color index=\"3\" rgb=\"1 2 3\" hsv=\"1\"/></flame>", 2, 30, "unknown <color> attribute");
+  expectError("<flame>\n<color index=\"3\" rgb=\"1 2 3\" hsv=\"1\"/></flame>", 2, 30,
+              "unknown <color> attribute");
   if (haveLibrary()) {
-    expectError("<flame>\n<palette index0=\"5\" index1=\"99999\"/></flame>", 2, 29, "no palette numbered 99999");
-    expectError("<flame\n palette=\"123456\"><xform weight=\"1\"/></flame>", 2, 11, "no palette numbered 123456");
+    expectError("<flame>\n<palette index0=\"5\" index1=\"99999\"/></flame>", 2, 29,
+                "no palette numbered 99999");
+    expectError("<flame\n palette=\"123456\"><xform weight=\"1\"/></flame>", 2, 11,
+                "no palette numbered 123456");
   }
   FlameReadOptions options;
   options.palettes_file = "/nonexistent/flam3-palettes.xml";
@@ -672,7 +802,8 @@ TEST(FlameGenomeReaderErrors, Palettes) {
 
 TEST(FlameGenomeReaderErrors, UnknownVariationIsAnErrorOrAWarning) {
   const std::string xml =
-      "<flame>\n<xform weight=\"1\"\n    linear=\"1\" frobnicate=\"0.5\"/><color index=\"0\" rgb=\"1 1 1\"/></flame>";
+      "<flame>\n<xform weight=\"1\"\n    linear=\"1\" frobnicate=\"0.5\"/><color index=\"0\" rgb=\"1 1 "
+      "1\"/></flame>";
   expectError(xml, 3, 16, "unknown variation 'frobnicate' on <xform> at line 3");
   std::vector<std::string> warnings;
   FlameReadOptions options;
@@ -696,8 +827,7 @@ TEST(FlameGenomeReaderErrors, XformRules) {
   expectError("<flame>\n<xform/></flame>", 2, 1, "without attributes");
   expectError("<flame soloxform=\"3\">\n<xform weight=\"1\"/></flame>", 1, 19, "the flame has 1 xforms");
   expectError("<flame>\n<xform weight=\"1\" motion_function=\"sin\"/></flame>", 2, 36, "<motion>");
-  expectError("<flame>\n<symmetry kind=\"-100000\"/><xform weight=\"1\"/></flame>", 2, 17,
-              "symmetry xforms");
+  expectError("<flame>\n<symmetry kind=\"-100000\"/><xform weight=\"1\"/></flame>", 2, 17, "symmetry xforms");
 }
 
 TEST(FlameGenomeReaderErrors, MessagesNameTheAttributeAndValue) {
