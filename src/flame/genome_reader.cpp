@@ -362,10 +362,11 @@ FlameGenome GenomeReader::readFlame(pugi::xml_node node) {
 
   // chaos: one multiplier per following xform; flam3 writes past its table
   // for entries beyond the xform count, so only 1s (no-ops) may be there.
+  // Trailing 1s are dropped (entries past the end are 1), so a row of 1s is
+  // no chaos at all and the renderer keeps its single selection table.
   const size_t n = g.xforms.size();
   for (size_t i = 0; i < n; ++i) {
     std::vector<double>& chaos = g.xforms[i].chaos;
-    if (chaos.size() <= n) continue;
     for (size_t j = n; j < chaos.size(); ++j)
       if (chaos[j] != 1.0) {
         const auto [element, a] = chaos_attrs[i];
@@ -374,7 +375,7 @@ FlameGenome GenomeReader::readFlame(pugi::xml_node node) {
                   "entry " + std::to_string(j) + " is " + fmt(chaos[j]) + " but the flame has only " +
                       std::to_string(n) + " xforms");
       }
-    chaos.resize(n);
+    while (!chaos.empty() && chaos.back() == 1.0) chaos.pop_back();
   }
   if (g.solo_xform >= 0 && static_cast<size_t>(g.solo_xform) >= n)
     failValue(node, solo_attr, 0, "the flame has " + std::to_string(n) + " xforms (numbered from 0)");

@@ -585,6 +585,11 @@ TEST(FlameGenomeReader, XformAttributes) {
   EXPECT_EQ(b.variations[0].weight, 1.0);
   EXPECT_EQ(b.variations[1].index, 3);
   EXPECT_EQ(b.chaos, (std::vector<double>{2.0, 0.0}));
+  // Trailing 1s (and a row of 1s) are no chaos: entries past the end are 1.
+  const auto c = parse("<flame><xform weight=\"1\" chaos=\"0.5 1 1\"/><xform weight=\"1\" chaos=\"1 1\"/>"
+                       "<color index=\"0\" rgb=\"1 1 1\"/></flame>");
+  EXPECT_EQ(c[0].xforms[0].chaos, (std::vector<double>{0.5}));
+  EXPECT_TRUE(c[0].xforms[1].chaos.empty());
   EXPECT_EQ(b.opacity, 0.25);
   EXPECT_EQ(b.source_line, 4);
 }
