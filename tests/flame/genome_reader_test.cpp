@@ -408,9 +408,14 @@ void expectSameAsFlam3(const std::string& xml, const std::string& what) {
   SCOPED_TRACE(what);
   const std::vector<FlameGenome> ours = parse(xml);
 
-  // flam3 never frees an <edit>'s copy (clear_cp): keep them from it, they
-  // are provenance only.
-  std::string text = std::regex_replace(xml, std::regex("<edit[^>]*/>"), "");
+  // flam3 never frees an <edit>'s copy (clear_cp) and shares it between
+  // the flames that follow: keep <edit>s (provenance only) from it.
+  std::string text = xml;
+  for (std::string previous; previous != text;) {
+    previous = text;
+    text = std::regex_replace(text, std::regex("<edit[^>]*/>"), "");
+    text = std::regex_replace(text, std::regex("<edit[^>]*>\\s*</edit>"), "");
+  }
   char name[] = "reference.flam3";
   int count = 0;
   flam3_genome* ref = flam3_parse_xml2(text.data(), name, flam3_defaults_on, &count);
@@ -586,8 +591,9 @@ TEST(FlameGenomeReader, XformAttributes) {
   EXPECT_EQ(b.variations[1].index, 3);
   EXPECT_EQ(b.chaos, (std::vector<double>{2.0, 0.0}));
   // Trailing 1s (and a row of 1s) are no chaos: entries past the end are 1.
-  const auto c = parse("<flame><xform weight=\"1\" chaos=\"0.5 1 1\"/><xform weight=\"1\" chaos=\"1 1\"/>"
-                       "<color index=\"0\" rgb=\"1 1 1\"/></flame>");
+  const auto c = parse(
+      "<flame><xform weight=\"1\" chaos=\"0.5 1 1\"/><xform weight=\"1\" chaos=\"1 1\"/>"
+      "<color index=\"0\" rgb=\"1 1 1\"/></flame>");
   EXPECT_EQ(c[0].xforms[0].chaos, (std::vector<double>{0.5}));
   EXPECT_TRUE(c[0].xforms[1].chaos.empty());
   EXPECT_EQ(b.opacity, 0.25);
