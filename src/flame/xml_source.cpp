@@ -43,13 +43,19 @@ XmlSource::XmlSource(std::string_view text, std::string file_name)
     if (node.type() == pugi::node_element) {
       size_t count = 0;
       for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute()) ++count;
-      if (count > 1) {
+      auto repeated = [&](pugi::xml_attribute a) {
+        fail(offsetOf(a),
+             std::string("malformed XML: attribute '") + a.name() + "' repeated on <" + node.name() + ">");
+      };
+      if (count > 1 && count <= 16) {  // the usual case: pairwise, no allocation
+        for (pugi::xml_attribute a = node.first_attribute().next_attribute(); a; a = a.next_attribute())
+          for (pugi::xml_attribute b = node.first_attribute(); b != a; b = b.next_attribute())
+            if (std::strcmp(a.name(), b.name()) == 0) repeated(a);
+      } else if (count > 16) {
         std::unordered_set<std::string_view> seen;
         seen.reserve(count);
         for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute())
-          if (!seen.insert(a.name()).second)
-            fail(offsetOf(a), std::string("malformed XML: attribute '") + a.name() + "' repeated on <" +
-                                  node.name() + ">");
+          if (!seen.insert(a.name()).second) repeated(a);
       }
     }
     if (node.first_child()) {
