@@ -12,8 +12,10 @@
 // overrides all, then missing entries are interpolated) and chaos rows and
 // soloxform are checked against the final xform count.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <numbers>
 #include <span>
@@ -24,6 +26,7 @@
 
 #include "flame/palettes.hpp"
 #include "flame/xml_source.hpp"
+#include "procgen/budget.hpp"
 #include "procgen/error.hpp"
 #include "procgen/flame.hpp"
 #include "procgen/input.hpp"
@@ -75,6 +78,16 @@ bool parseInteger(std::string_view s, long long& out) {
   if (s.size() > 1 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
   const auto [end, err] = std::from_chars(s.data(), s.data() + s.size(), out);
   return err == std::errc() && end == s.data() + s.size();
+}
+
+uint64_t genomeBytes(const FlameGenome& g) {
+  uint64_t bytes = sizeof(FlameGenome) + g.name.size() + g.version.size();
+  for (const FlameXform& xf : g.xforms)
+    bytes += sizeof(FlameXform) + xf.chaos.size() * sizeof(double) +
+             xf.variations.size() * sizeof(FlameVariationTerm);
+  if (g.final_xform)
+    bytes += sizeof(FlameXform) + g.final_xform->variations.size() * sizeof(FlameVariationTerm);
+  return bytes;
 }
 
 /// Per-document state: the source, the options, the palette library once
@@ -174,12 +187,18 @@ class GenomeReader {
 
 std::vector<FlameGenome> GenomeReader::readAll() {
   std::vector<FlameGenome> genomes;
+  uint64_t held_bytes = 0;
   // Depth-first over the elements without recursion; a <flame> is read and
   // not entered (scan_for_flame_nodes).
   pugi::xml_node node = source_.document().first_child();
   while (node) {
     if (node.type() == pugi::node_element && std::string_view(node.name()) == "flame") {
       genomes.push_back(readFlame(node));
+      // A genome is ~1000 times its shortest text (the 256-colour palette):
+      // the memory budget bounds what a file of empty <flame/>s may take.
+      const uint64_t bytes = genomeBytes(genomes.back());
+      requireMemory("flame genomes", bytes, 0, held_bytes);
+      held_bytes += bytes;
     } else if (node.first_child()) {
       node = node.first_child();
       continue;
