@@ -187,18 +187,28 @@ class GenomeReader {
 
 std::vector<FlameGenome> GenomeReader::readAll() {
   std::vector<FlameGenome> genomes;
-  uint64_t held_bytes = 0;
+  uint64_t held_outside = 0;  // xforms, chaos rows, strings: outside the vector
   // Depth-first over the elements without recursion; a <flame> is read and
   // not entered (scan_for_flame_nodes).
   pugi::xml_node node = source_.document().first_child();
   while (node) {
     if (node.type() == pugi::node_element && std::string_view(node.name()) == "flame") {
-      genomes.push_back(readFlame(node));
+      FlameGenome genome = readFlame(node);
       // A genome is ~1000 times its shortest text (the 256-colour palette):
-      // the memory budget bounds what a file of empty <flame/>s may take.
-      const uint64_t bytes = genomeBytes(genomes.back());
-      requireMemory("flame genomes", bytes, 0, held_bytes);
-      held_bytes += bytes;
+      // the memory budget bounds what a file of empty <flame/>s may take,
+      // the vector's growth included (old and new arrays live together).
+      const uint64_t outside = genomeBytes(genome) - sizeof(FlameGenome);
+      size_t capacity = genomes.capacity();
+      uint64_t growing = 0;
+      if (genomes.size() == capacity) {
+        growing = uint64_t{capacity} * sizeof(FlameGenome);
+        capacity = std::max<size_t>(4, capacity * 2);
+      }
+      requireMemory("flame genomes", uint64_t{capacity} * sizeof(FlameGenome) + growing + outside, 0,
+                    held_outside);
+      genomes.reserve(capacity);
+      genomes.push_back(std::move(genome));
+      held_outside += outside;
     } else if (node.first_child()) {
       node = node.first_child();
       continue;
