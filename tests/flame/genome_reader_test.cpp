@@ -8,6 +8,9 @@
 //  - hand-derived values (flam3's rules applied by hand) and hand-placed
 //    errors with their exact line:col.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sanitizer.hpp"
 #include "procgen/error.hpp"
 #include "procgen/flame.hpp"
 
@@ -839,6 +843,63 @@ TEST(FlameGenomeReaderErrors, XformRules) {
   expectError("<flame soloxform=\"3\">\n<xform weight=\"1\"/></flame>", 1, 19, "the flame has 1 xforms");
   expectError("<flame>\n<xform weight=\"1\" motion_function=\"sin\"/></flame>", 2, 36, "<motion>");
   expectError("<flame>\n<symmetry kind=\"-100000\"/><xform weight=\"1\"/></flame>", 2, 17, "symmetry xforms");
+}
+
+// An empty <flame/> is 8 bytes of text and ~9 KB of genome: 120000 of them
+// (940 KB) would take ~1 GiB. In a child whose address space is limited to
+// what it uses plus 1 GiB (budget: half that), the reader stops with a
+// ResourceError (exit 2) before std::bad_alloc, and still reads 1000.
+TEST(FlameGenomeReaderErrors, ManyEmptyFlamesStopAtTheMemoryBudget) {
+  if (procgen::test::kUnderSanitizer) GTEST_SKIP() << "a sanitizer's shadow memory rules out RLIMIT_AS";
+  std::string text = "<flames>";
+  for (int i = 0; i < 120000; ++i) text += "<flame/>";
+  text += "</flames>";
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int outcome = 0;  // 1: read them all, 2: ResourceError, 3: another error, 4: bad_alloc, 5: no limit
+    std::ifstream status("/proc/self/status");
+    uint64_t in_use = 0;
+    for (std::string key; status >> key;) {
+      if (key == "VmSize:") {
+        status >> in_use;
+        in_use *= 1024;
+        break;
+      }
+      status.ignore(1 << 16, '\n');
+    }
+    rlimit as{};
+    getrlimit(RLIMIT_AS, &as);
+    as.rlim_cur = in_use + (uint64_t{1} << 30);
+    if (in_use == 0 || setrlimit(RLIMIT_AS, &as) != 0) {
+      outcome = 5;
+    } else {
+      try {
+        outcome = parse(text).size() == 120000 ? 1 : 3;
+      } catch (const ResourceError&) {
+        // … while a thousand of them (9 MB) are read under the same limit.
+        std::string small = "<flames>";
+        for (int i = 0; i < 1000; ++i) small += "<flame/>";
+        outcome = parse(small + "</flames>").size() == 1000 ? 2 : 3;
+      } catch (const std::bad_alloc&) {
+        outcome = 4;
+      } catch (...) {
+        outcome = 3;
+      }
+    }
+    (void)!write(fds[1], &outcome, sizeof outcome);
+    _exit(0);
+  }
+  close(fds[1]);
+  int outcome = 0;
+  EXPECT_EQ(read(fds[0], &outcome, sizeof outcome), static_cast<ssize_t>(sizeof outcome));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (outcome == 5) GTEST_SKIP() << "could not limit the child's address space";
+  EXPECT_EQ(outcome, 2) << "1: read all, 3: another error, 4: std::bad_alloc";
 }
 
 TEST(FlameGenomeReaderErrors, MessagesNameTheAttributeAndValue) {
