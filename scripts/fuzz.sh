@@ -11,7 +11,8 @@
 #   flame_genome   the flam3 genome reader (src/flame/genome_reader.cpp, palettes.cpp, xml_source.cpp)
 # Dictionary: tests/fuzz/corpus/TARGET.dict when there is one (libFuzzer -dict).
 # Corpus: a scratch copy of tests/fuzz/corpus/TARGET (plus examples/lsystems/*.l
-# for lsystem, examples/scenes/*.scene for lsystem_scene), so new inputs found
+# for lsystem, examples/scenes/*.scene for lsystem_scene, Debian's test.flam3
+# for flame_genome), so new inputs found
 # by the run never touch the committed seed corpus. Crashes land in
 # $build/artifacts/.
 set -euo pipefail
@@ -46,6 +47,7 @@ for t in "${run[@]}"; do
   case "$t" in
     lsystem) cp examples/lsystems/*.l "$corpus"/ ;;
     lsystem_scene) cp examples/scenes/*.scene "$corpus"/ ;;
+    flame_genome) if [ -f /usr/share/flam3/test.flam3 ]; then cp /usr/share/flam3/test.flam3 "$corpus"/; fi ;;
   esac
   dict=()
   if [ -f "tests/fuzz/corpus/$t.dict" ]; then dict=(-dict="tests/fuzz/corpus/$t.dict"); fi
