@@ -1,6 +1,7 @@
 # Finds procgen's dependencies (all Debian packages; scripts/install-deps.sh installs them).
 find_package(PNG REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
+find_package(pugixml CONFIG REQUIRED)  # flam3 genome XML (src/flame/genome_reader.cpp)
 
 # Random123 is header-only and ships no CMake config.
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)

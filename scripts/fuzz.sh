@@ -8,8 +8,11 @@
 #   boxtree        the treebox .boxtree format (src/treebox/box_tree_format.cpp)
 #   noise_options  the `procgen noise` options (tools/procgen/noise_options.cpp)
 #   points         the point/mesh readers (src/io/points/) and the .octree reader
+#   flame_genome   the flam3 genome reader (src/flame/genome_reader.cpp, palettes.cpp, xml_source.cpp)
+# Dictionary: tests/fuzz/corpus/TARGET.dict when there is one (libFuzzer -dict).
 # Corpus: a scratch copy of tests/fuzz/corpus/TARGET (plus examples/lsystems/*.l
-# for lsystem, examples/scenes/*.scene for lsystem_scene), so new inputs found
+# for lsystem, examples/scenes/*.scene for lsystem_scene, Debian's test.flam3
+# for flame_genome), so new inputs found
 # by the run never touch the committed seed corpus. Crashes land in
 # $build/artifacts/.
 set -euo pipefail
@@ -44,12 +47,15 @@ for t in "${run[@]}"; do
   case "$t" in
     lsystem) cp examples/lsystems/*.l "$corpus"/ ;;
     lsystem_scene) cp examples/scenes/*.scene "$corpus"/ ;;
+    flame_genome) if [ -f /usr/share/flam3/test.flam3 ]; then cp /usr/share/flam3/test.flam3 "$corpus"/; fi ;;
   esac
+  dict=()
+  if [ -f "tests/fuzz/corpus/$t.dict" ]; then dict=(-dict="tests/fuzz/corpus/$t.dict"); fi
   echo "== fuzz_$t: $seconds s" >&2
   # libFuzzer exits non-zero on a crash, a leak, a timeout (-timeout) or an
   # input over -rss_limit_mb; the reproducer is the artifact it names.
   if ! "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=5 \
-    -rss_limit_mb=1024 -artifact_prefix="$build/artifacts/fuzz_$t-" -print_final_stats=1 "$corpus"; then
+    -rss_limit_mb=1024 -artifact_prefix="$build/artifacts/fuzz_$t-" -print_final_stats=1 "${dict[@]}" "$corpus"; then
     echo "fuzz.sh: FAILED: fuzz_$t found an input that crashes, leaks, hangs or exhausts memory;" \
       "reproduce with: $build/tests/fuzz/fuzz_$t $(ls -t "$build/artifacts/fuzz_$t-"* 2>/dev/null | head -1)" >&2
     exit 1

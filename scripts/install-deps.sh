@@ -13,12 +13,16 @@ packages=(
   libpng-dev         # PNG previews
   libtinygltf-dev nlohmann-json3-dev libstb-dev  # glTF 2.0 writer (tinygltf needs json + stb)
   libcli11-dev       # command-line parsing
+  libpugixml-dev     # flam3 genome XML (the flame reader)
   # optional backends (the build switches them off when missing)
   libtbb-dev                                     # cpu backend
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # opencl backend, PoCL runs it on the CPU
   # tests, benchmarks, fuzzing
   libgtest-dev libgmock-dev libbenchmark-dev
   libnoise-dev               # optional: the noise benchmark's peer column (benchmark only)
+  flam3-utils                # flam3-render/flam3-genome: the flame tests' and benchmark's reference renderer
+  flam3-palette              # flam3-palettes.xml (palette=N in genomes) and test.flam3
+  libflam3-dev               # optional: flam3's own genome parser, the reader test's reference
   libopenvdb-dev libboost-dev  # optional: .vdb volume output (the build switches it off when missing)
   clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
 )
