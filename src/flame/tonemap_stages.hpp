@@ -71,7 +71,7 @@ ToneMapSetup makeToneMapSetup(const FlameGenome& genome, const FlameHistogram& h
                               const FlameRenderOptions& options);
 
 /// One accumulator cell: flam3's abucket (red, green, blue, alpha).
-struct AccumCell {
+struct alignas(16) AccumCell {
   float v[4];
 };
 

@@ -4,6 +4,7 @@
 // 255 × hits, both × opacity).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -60,6 +61,57 @@ inline void fillRandom(FlameHistogram& h, uint64_t seed, double empty = 0.4) {
     const double hits = std::floor(std::exp(7.0 * u(rng)));
     b = hitsBucket(hits, u(rng), u(rng), u(rng), u(rng) < 0.2 ? 0.5 : 1.0);
   }
+}
+
+/// The chaos game of a fixed flame with flam3's semantics (flam3.c
+/// flam3_iterate, variations.c): three linear xforms x' = ½(x + corner_k)
+/// of weight 7/24 and colours 0, 0.35, 0.7, and one spherical xform
+/// (0.9 · p / (|p|² + 1e-10)) of weight 1/8 and colour 1; colour_speed ½; 20
+/// fuse steps; the palette index ⌊256·c⌋ (step mode) of palette entry
+/// i = (i, 255 − i, 128). Plots `layout.samples` points into a histogram of
+/// `genome`'s layout as flam3 does. sierpinskiFlam3Xml is the same flame for
+/// flam3-render.
+inline FlameHistogram sierpinskiHistogram(const FlameGenome& genome, uint64_t seed = 1) {
+  FlameHistogram h;
+  h.layout = flameHistogramLayout(genome, FlameRenderOptions{});
+  const FlameHistogramLayout& l = h.layout;
+  h.buckets.assign(static_cast<size_t>(l.width) * l.height, FlameBucket{});
+  const double corners[3][2] = {{0, -1.3}, {-1.3, 1.0}, {1.3, 1.0}};
+  const double xform_colour[4] = {0.0, 0.35, 0.7, 1.0};
+  uint64_t state = 0x9E3779B97F4A7C15ull ^ (seed * 0xD1B54A32D192ED03ull);
+  auto next = [&] {  // xorshift64
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state;
+  };
+  double x = 0.1, y = 0.2, c = 0.5;
+  const double sx = l.width / (l.bounds[2] - l.bounds[0]), sy = l.height / (l.bounds[3] - l.bounds[1]);
+  for (uint64_t i = 0; i < l.samples + 20; ++i) {
+    const int m = static_cast<int>(next() % 24);
+    if (m < 21) {
+      const int k = m % 3;
+      x = 0.5 * (x + corners[k][0]);
+      y = 0.5 * (y + corners[k][1]);
+      c = 0.5 * (c + xform_colour[k]);
+    } else {
+      const double r = 0.9 / (x * x + y * y + 1e-10);
+      x *= r;
+      y *= r;
+      c = 0.5 * (c + xform_colour[3]);
+    }
+    if (i < 20) continue;
+    if (!(x >= l.bounds[0] && y >= l.bounds[1] && x < l.bounds[2] && y < l.bounds[3])) continue;
+    const int hx = std::min(static_cast<int>((x - l.bounds[0]) * sx), l.width - 1);
+    const int hy = std::min(static_cast<int>((y - l.bounds[1]) * sy), l.height - 1);
+    const int index = std::clamp(static_cast<int>(c * 256), 0, 255);
+    FlameBucket& b = h.buckets[static_cast<size_t>(hy) * l.width + hx];
+    b.red += static_cast<float>(index);
+    b.green += static_cast<float>(255 - index);
+    b.blue += 128.0f;
+    b.alpha += 255;
+    b.count += 255;
+  }
+  h.samples = l.samples;
+  return h;
 }
 
 }  // namespace procgen::test
