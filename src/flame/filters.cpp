@@ -9,6 +9,7 @@
 #include <numbers>
 #include <string>
 
+#include "procgen/budget.hpp"
 #include "procgen/error.hpp"
 
 namespace procgen::flame {
@@ -158,7 +159,8 @@ int DensityEstimator::selectKernel(double density) const {
   return index > max_filter_index ? max_filter_index : index;
 }
 
-DensityEstimator makeDensityEstimator(double radius, double minimum, double curve, int supersample) {
+DensityEstimator makeDensityEstimator(double radius, double minimum, double curve, int supersample,
+                                      uint64_t memory_budget) {
   DensityEstimator de;
   de.supersample = supersample;
   de.curve = curve;
@@ -168,6 +170,7 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
   if (!(curve > 0) || !std::isfinite(curve)) badGenome("estimator_curve must be > 0");
   if (radius < minimum) badGenome("estimator_radius must not be smaller than estimator_minimum");
 
+  if (radius * supersample > 1e6) badGenome("estimator_radius × supersample is over 10^6 cells");
   // The '+1' is flam3's assumed distance to the first pixel.
   const double max_radius = radius * supersample + 1;
   const double min_radius = minimum * supersample + 1;
@@ -176,6 +179,7 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
     badGenome("the density estimator needs too many kernels (" + std::to_string(filters_needed) +
               "); raise estimator_curve or estimator_minimum");
   const int filter_count = static_cast<int>(std::ceil(filters_needed));
+  if (filter_count <= 1) return de;  // radius = minimum: one kernel, flam3's plain log pass
   // Above DE_THRESH hits flam3 keeps one kernel per step of density^curve.
   int kernel_count;
   if (filter_count > kDensityThreshold) {
@@ -188,6 +192,9 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
     de.max_filtered_counts = kernel_count;
   }
 
+  // The radii first: their weights are counted against the memory budget.
+  std::vector<double> radii;
+  uint64_t weights_total = 0;
   de.max_filter_index = 0;
   for (int k = 0; k < kernel_count; ++k) {
     const double hits = k < kDensityThreshold ? k : std::pow(k - kDensityThreshold, 1.0 / curve) + kDensityThreshold;
@@ -196,6 +203,14 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
       width = min_radius;
       de.max_filter_index = k;
     }
+    radii.push_back(width);
+    const uint64_t side = 2 * static_cast<uint64_t>(std::ceil(width)) - 1;
+    weights_total += side * side;
+    if (de.max_filter_index > 0) break;
+  }
+  requireMemory("flame density-estimation kernels", weights_total * (sizeof(float) + sizeof(double)), memory_budget);
+
+  for (const double width : radii) {
     DensityKernel kernel;
     kernel.radius = width;
     kernel.reach = static_cast<int>(std::ceil(width)) - 1;
@@ -221,7 +236,6 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
     for (double w : weights) kernel.coefs.push_back(static_cast<float>(w / sum));
     de.max_reach = std::max(de.max_reach, kernel.reach);
     de.kernels.push_back(std::move(kernel));
-    if (de.max_filter_index > 0) break;
   }
   if (de.max_filter_index == 0) de.max_filter_index = static_cast<int>(de.kernels.size()) - 1;
   de.enabled = de.max_filter_index > 0;

@@ -6,6 +6,7 @@
 // tone mapping (tonemap.cpp) applies them.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "procgen/flame.hpp"
@@ -80,6 +81,9 @@ struct DensityEstimator {
 /// exactly `radius` and the densest cells lose 4.2% of their light. Here each
 /// kernel is normalised over the offsets it is applied to, so density
 /// estimation preserves energy and keeps flam3's footprint and shape.
-DensityEstimator makeDensityEstimator(double radius, double minimum, double curve, int supersample);
+/// The kernels' weights are checked against `memory_budget` (0: the default;
+/// procgen/budget.hpp) before they are built: ResourceError (exit 2).
+DensityEstimator makeDensityEstimator(double radius, double minimum, double curve, int supersample,
+                                      uint64_t memory_budget = 0);
 
 }  // namespace procgen::flame

@@ -211,7 +211,7 @@ ToneMapSetup makeToneMapSetup(const FlameGenome& genome, const FlameHistogram& h
 
   s.scale = flameLogScale(genome, layout);
   s.de = makeDensityEstimator(genome.estimator_radius, genome.estimator_minimum, genome.estimator_curve,
-                              s.supersample);
+                              s.supersample, options.memory_budget);
   // Bands of one parity never write the same row: 2 reaches apart at least.
   s.de_band_rows = std::max(2 * s.de.max_reach, 16);
 

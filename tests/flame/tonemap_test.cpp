@@ -484,6 +484,17 @@ TEST(FlameToneMap, BadInputIsRefused) {
   bad.estimator_curve = 0.4;
   bad.estimator_minimum = 2;  // above the radius
   EXPECT_EQ(code(bad, emptyHistogram(bad, o), o), ExitCode::kBadInput);
+  // A huge estimator on a small histogram: its kernels are refused before they are built.
+  bad = g;
+  bad.estimator_radius = 5000;
+  FlameRenderOptions small_budget = o;
+  small_budget.memory_budget = 1 << 20;
+  try {
+    toneMapFlame(bad, h, small_budget, kSerial);
+    ADD_FAILURE() << "no ResourceError";
+  } catch (const ResourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("density-estimation kernels"), std::string::npos) << e.what();
+  }
   bad = g;
   bad.filter_shape = FlameFilterShape::kGaussian;  // the histogram's layout has the box's width
   bad.filter_radius = 2;
