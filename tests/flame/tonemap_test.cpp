@@ -487,6 +487,7 @@ TEST(FlameToneMap, BadInputIsRefused) {
   // A huge estimator on a small histogram: its kernels are refused before they are built.
   bad = g;
   bad.estimator_radius = 5000;
+  bad.estimator_minimum = 1000;  // few kernels, but the first one 10001 cells wide
   FlameRenderOptions small_budget = o;
   small_budget.memory_budget = 1 << 20;
   try {
