@@ -267,44 +267,122 @@ void logDensityRows(const ToneMapSetup& s, const FlameBucket* hist, AccumCell* a
 // the same IEEE single operations per lane as scalar code, in one instruction.
 typedef float Float4 __attribute__((vector_size(16)));
 
+namespace {
+
+/// A density-estimation source: the cell's log-scaled colour and its kernel.
+struct DeSource {
+  const DensityKernel* kernel = nullptr;
+  Float4 value;
+};
+
+/// rect.c de_thread for one cell: false when it has no hits.
+bool deSource(const ToneMapSetup& s, const FlameBucket* hist, int x, int y, double even_scale, DeSource* out) {
+  const int w = s.hist_width, half = s.supersample / 2;
+  const FlameBucket& b = hist[static_cast<size_t>(y) * w + x];
+  if (b.count == 0 || b.alpha == 0) return false;
+  // The density: hits in the (2⌊ss/2⌋ + 1)² cells around, scaled to ss² for
+  // even ss. flam3 sums count/255 per cell; one division of the sum is the
+  // same number for counts that are multiples of 255 × opacity (as plotted).
+  double count = 0.0;
+  for (int ii = -half; ii <= half; ++ii)
+    for (int jj = -half; jj <= half; ++jj) count += hist[static_cast<size_t>(y + jj) * w + (x + ii)].count;
+  double density = count / 255.0;
+  if ((s.supersample & 1) == 0) density *= even_scale;
+  out->kernel = &s.de.kernels[s.de.selectKernel(density)];
+  const double ls = s.scale.k1 * std::log(1.0 + b.alpha * s.scale.k2) / b.alpha;
+  out->value = Float4{static_cast<float>(b.red * ls), static_cast<float>(b.green * ls),
+                      static_cast<float>(b.blue * ls), static_cast<float>(b.alpha * ls)};
+  return true;
+}
+
+/// Columns [begin, end] of one kernel row, clipped to the histogram; empty when begin > end.
+struct Span {
+  int begin = 0, end = -1;
+  const float* coef = nullptr;  ///< the weight of column `begin`
+};
+
+[[gnu::always_inline]] inline Span kernelRow(const DeSource& src, int x, int dy, int w) {
+  const DensityKernel& k = *src.kernel;
+  Span span;
+  if (dy < -k.reach || dy > k.reach) return span;
+  const int hw = k.half_width[dy + k.reach];
+  span.begin = std::max(x - hw, 0);
+  span.end = std::min(x + hw, w - 1);
+  span.coef = k.coefs.data() + k.row_start[dy + k.reach] + (span.begin - (x - hw));
+  return span;
+}
+
+void addSpan(AccumCell* row, int begin, int end, const float* coef, Float4 value) {
+  for (int t = begin; t <= end; ++t, ++coef) {
+    Float4 cell;
+    std::memcpy(&cell, row[t].v, sizeof cell);
+    cell += *coef * value;  // the four channels in one vector operation
+    std::memcpy(row[t].v, &cell, sizeof cell);
+  }
+}
+
+/// Targets of two sources: the first's weight added, then the second's — the
+/// order in which scattering the first source, then the second, adds them.
+void addSpans(AccumCell* row, int begin, int end, const float* coef_a, Float4 value_a, const float* coef_b,
+              Float4 value_b) {
+  for (int t = begin; t <= end; ++t, ++coef_a, ++coef_b) {
+    Float4 cell;
+    std::memcpy(&cell, row[t].v, sizeof cell);
+    cell += *coef_a * value_a;
+    cell += *coef_b * value_b;
+    std::memcpy(row[t].v, &cell, sizeof cell);
+  }
+}
+
+void scatterOne(const ToneMapSetup& s, AccumCell* acc, const DeSource& a, int x, int y) {
+  const int r = a.kernel->reach, w = s.hist_width;
+  for (int dy = std::max(-r, -y), dy1 = std::min(r, s.hist_height - 1 - y); dy <= dy1; ++dy) {
+    const Span span = kernelRow(a, x, dy, w);
+    addSpan(acc + static_cast<size_t>(y + dy) * w, span.begin, span.end, span.coef, a.value);
+  }
+}
+
+/// Sources a at x and b at x + 1 (consecutive in the scan, so no other source
+/// comes between them): each target cell is loaded and stored once for both.
+void scatterPair(const ToneMapSetup& s, AccumCell* acc, const DeSource& a, const DeSource& b, int x, int y) {
+  const int r = std::max(a.kernel->reach, b.kernel->reach), w = s.hist_width;
+  for (int dy = std::max(-r, -y), dy1 = std::min(r, s.hist_height - 1 - y); dy <= dy1; ++dy) {
+    AccumCell* row = acc + static_cast<size_t>(y + dy) * w;
+    const Span sa = kernelRow(a, x, dy, w), sb = kernelRow(b, x + 1, dy, w);
+    const int both_begin = std::max(sa.begin, sb.begin), both_end = std::min(sa.end, sb.end);
+    if (both_begin > both_end) {  // disjoint (or one empty): one after the other
+      addSpan(row, sa.begin, sa.end, sa.coef, a.value);
+      addSpan(row, sb.begin, sb.end, sb.coef, b.value);
+      continue;
+    }
+    // The parts outside the overlap get one contribution each.
+    addSpan(row, sa.begin, both_begin - 1, sa.coef, a.value);
+    addSpan(row, both_end + 1, sa.end, sa.coef + (both_end + 1 - sa.begin), a.value);
+    addSpan(row, sb.begin, both_begin - 1, sb.coef, b.value);
+    addSpan(row, both_end + 1, sb.end, sb.coef + (both_end + 1 - sb.begin), b.value);
+    addSpans(row, both_begin, both_end, sa.coef + (both_begin - sa.begin), a.value,
+             sb.coef + (both_begin - sb.begin), b.value);
+  }
+}
+
+}  // namespace
+
 void densityEstimationBand(const ToneMapSetup& s, const FlameBucket* hist, AccumCell* acc, int band) {
-  const int w = s.hist_width, h = s.hist_height, ss = s.supersample;
+  const int ss = s.supersample;
   const int y_begin = s.deFirstRow() + band * s.de_band_rows;
   const int y_end = std::min(s.deEndRow(), y_begin + s.de_band_rows);
-  // The density neighbourhood: (2⌊ss/2⌋ + 1)² cells, scaled to ss² for even ss.
-  const int half = ss / 2;
-  const bool even = (ss & 1) == 0;
-  const double even_scale = std::pow(ss / (ss + 1.0), 2.0);
-  const double k1 = s.scale.k1, k2 = s.scale.k2;
+  const int x_begin = ss - 1, x_end = s.hist_width - (ss - 1);
+  const double even_scale = std::pow(ss / (ss + 1.0), 2.0);  // (ss/(ss+1))², flam3's scfact
   for (int y = y_begin; y < y_end; ++y) {
-    for (int x = ss - 1; x < w - (ss - 1); ++x) {
-      const FlameBucket& b = hist[static_cast<size_t>(y) * w + x];
-      if (b.count == 0 || b.alpha == 0) continue;
-      // flam3 sums count/255 per cell; one division of the sum is the same
-      // number for counts that are multiples of 255 × opacity (as plotted).
-      double count = 0.0;
-      for (int ii = -half; ii <= half; ++ii)
-        for (int jj = -half; jj <= half; ++jj) count += hist[static_cast<size_t>(y + jj) * w + (x + ii)].count;
-      double density = count / 255.0;
-      if (even) density *= even_scale;
-      const DensityKernel& kernel = s.de.kernels[s.de.selectKernel(density)];
-      const double ls = k1 * std::log(1.0 + b.alpha * k2) / b.alpha;
-      const Float4 v = {static_cast<float>(b.red * ls), static_cast<float>(b.green * ls),
-                        static_cast<float>(b.blue * ls), static_cast<float>(b.alpha * ls)};
-      const int r = kernel.reach;
-      const int dy0 = std::max(-r, -y), dy1 = std::min(r, h - 1 - y);
-      for (int dy = dy0; dy <= dy1; ++dy) {
-        const int hw = kernel.half_width[dy + r];
-        const int dx0 = std::max(-hw, -x), dx1 = std::min(hw, w - 1 - x);
-        const float* coef = kernel.coefs.data() + kernel.row_start[dy + r] + (dx0 + hw);
-        AccumCell* dst = acc + static_cast<size_t>(y + dy) * w + (x + dx0);
-        const int n = dx1 - dx0 + 1;
-        for (int i = 0; i < n; ++i) {
-          Float4 cell;
-          std::memcpy(&cell, dst[i].v, sizeof cell);
-          cell += coef[i] * v;  // the four channels in one vector operation
-          std::memcpy(dst[i].v, &cell, sizeof cell);
-        }
+    DeSource a, b;
+    for (int x = x_begin; x < x_end; ++x) {
+      if (!deSource(s, hist, x, y, even_scale, &a)) continue;
+      if (x + 1 < x_end && deSource(s, hist, x + 1, y, even_scale, &b)) {
+        scatterPair(s, acc, a, b, x, y);
+        ++x;
+      } else {
+        scatterOne(s, acc, a, x, y);
+        ++x;  // x + 1 has no hits
       }
     }
   }
