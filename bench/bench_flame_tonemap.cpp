@@ -53,8 +53,20 @@ void BM_FlameToneMap(benchmark::State& state, Backend backend, int threads) {
   state.SetItemsProcessed(state.iterations() * int64_t{1280} * 720);
 }
 
-BENCHMARK_CAPTURE(BM_FlameToneMap, serial, Backend::kSerial, 1)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_FlameToneMap, cpu1, Backend::kCpu, 1)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_FlameToneMap, cpu2, Backend::kCpu, 2)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_FlameToneMap, serial, Backend::kSerial, 1)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_FlameToneMap, cpu1, Backend::kCpu, 1)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_FlameToneMap, cpu2, Backend::kCpu, 2)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace

@@ -18,7 +18,9 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 constexpr double kMitchellB = 1.0 / 3.0, kMitchellC = 1.0 / 3.0;
 
-[[noreturn]] void badGenome(const std::string& message) { throw Error("flame: " + message, ExitCode::kBadInput); }
+[[noreturn]] void badGenome(const std::string& message) {
+  throw Error("flame: " + message, ExitCode::kBadInput);
+}
 
 double sinc(double x) {
   x *= kPi;
@@ -30,7 +32,9 @@ double hermite(double t) {
   return t < 1.0 ? (2.0 * t - 3.0) * t * t + 1.0 : 0.0;
 }
 
-double box(double t) { return t > -0.5 && t <= 0.5 ? 1.0 : 0.0; }
+double box(double t) {
+  return t > -0.5 && t <= 0.5 ? 1.0 : 0.0;
+}
 
 double triangle(double t) {
   t = std::fabs(t);
@@ -87,46 +91,76 @@ double quadratic(double x) {
   return 0.0;
 }
 
-double gaussian(double x) { return std::exp(-2.0 * x * x) * std::sqrt(2.0 / kPi); }
+double gaussian(double x) {
+  return std::exp(-2.0 * x * x) * std::sqrt(2.0 / kPi);
+}
 
 }  // namespace
 
 double spatialFilterSupport(FlameFilterShape shape) {
   switch (shape) {
-    case FlameFilterShape::kGaussian: return 1.5;
-    case FlameFilterShape::kHermite: return 1.0;
-    case FlameFilterShape::kBox: return 0.5;
-    case FlameFilterShape::kTriangle: return 1.0;
-    case FlameFilterShape::kBell: return 1.5;
-    case FlameFilterShape::kBspline: return 2.0;
-    case FlameFilterShape::kMitchell: return 2.0;
-    case FlameFilterShape::kBlackman: return 1.0;
-    case FlameFilterShape::kCatrom: return 2.0;
-    case FlameFilterShape::kHanning: return 1.0;
-    case FlameFilterShape::kHamming: return 1.0;
-    case FlameFilterShape::kLanczos3: return 3.0;
-    case FlameFilterShape::kLanczos2: return 2.0;
-    case FlameFilterShape::kQuadratic: return 1.5;
+    case FlameFilterShape::kGaussian:
+      return 1.5;
+    case FlameFilterShape::kHermite:
+      return 1.0;
+    case FlameFilterShape::kBox:
+      return 0.5;
+    case FlameFilterShape::kTriangle:
+      return 1.0;
+    case FlameFilterShape::kBell:
+      return 1.5;
+    case FlameFilterShape::kBspline:
+      return 2.0;
+    case FlameFilterShape::kMitchell:
+      return 2.0;
+    case FlameFilterShape::kBlackman:
+      return 1.0;
+    case FlameFilterShape::kCatrom:
+      return 2.0;
+    case FlameFilterShape::kHanning:
+      return 1.0;
+    case FlameFilterShape::kHamming:
+      return 1.0;
+    case FlameFilterShape::kLanczos3:
+      return 3.0;
+    case FlameFilterShape::kLanczos2:
+      return 2.0;
+    case FlameFilterShape::kQuadratic:
+      return 1.5;
   }
   return 1.5;
 }
 
 double spatialFilterValue(FlameFilterShape shape, double x) {
   switch (shape) {
-    case FlameFilterShape::kGaussian: return gaussian(x);
-    case FlameFilterShape::kHermite: return hermite(x);
-    case FlameFilterShape::kBox: return box(x);
-    case FlameFilterShape::kTriangle: return triangle(x);
-    case FlameFilterShape::kBell: return bell(x);
-    case FlameFilterShape::kBspline: return bspline(x);
-    case FlameFilterShape::kMitchell: return mitchell(x);
-    case FlameFilterShape::kBlackman: return sinc(x) * (0.42 + 0.5 * std::cos(kPi * x) + 0.08 * std::cos(2 * kPi * x));
-    case FlameFilterShape::kCatrom: return catrom(x);
-    case FlameFilterShape::kHanning: return sinc(x) * (0.5 + 0.5 * std::cos(kPi * x));
-    case FlameFilterShape::kHamming: return sinc(x) * (0.54 + 0.46 * std::cos(kPi * x));
-    case FlameFilterShape::kLanczos3: return lanczos(x, 3.0) * sinc(x / 3.0);
-    case FlameFilterShape::kLanczos2: return lanczos(x, 2.0) * sinc(x / 2.0);
-    case FlameFilterShape::kQuadratic: return quadratic(x);
+    case FlameFilterShape::kGaussian:
+      return gaussian(x);
+    case FlameFilterShape::kHermite:
+      return hermite(x);
+    case FlameFilterShape::kBox:
+      return box(x);
+    case FlameFilterShape::kTriangle:
+      return triangle(x);
+    case FlameFilterShape::kBell:
+      return bell(x);
+    case FlameFilterShape::kBspline:
+      return bspline(x);
+    case FlameFilterShape::kMitchell:
+      return mitchell(x);
+    case FlameFilterShape::kBlackman:
+      return sinc(x) * (0.42 + 0.5 * std::cos(kPi * x) + 0.08 * std::cos(2 * kPi * x));
+    case FlameFilterShape::kCatrom:
+      return catrom(x);
+    case FlameFilterShape::kHanning:
+      return sinc(x) * (0.5 + 0.5 * std::cos(kPi * x));
+    case FlameFilterShape::kHamming:
+      return sinc(x) * (0.54 + 0.46 * std::cos(kPi * x));
+    case FlameFilterShape::kLanczos3:
+      return lanczos(x, 3.0) * sinc(x / 3.0);
+    case FlameFilterShape::kLanczos2:
+      return lanczos(x, 2.0) * sinc(x / 2.0);
+    case FlameFilterShape::kQuadratic:
+      return quadratic(x);
   }
   return gaussian(x);
 }
@@ -152,10 +186,14 @@ SpatialFilter makeSpatialFilter(FlameFilterShape shape, double radius, int super
 
 int DensityEstimator::selectKernel(double density) const {
   int index;
-  if (!(density > 0)) index = 0;  // no hits (or a hand-made negative count)
-  else if (density > max_filtered_counts) index = max_filter_index;
-  else if (density <= kDensityThreshold) index = static_cast<int>(std::ceil(density)) - 1;
-  else index = kDensityThreshold + static_cast<int>(std::floor(std::pow(density - kDensityThreshold, curve)));
+  if (!(density > 0))
+    index = 0;  // no hits (or a hand-made negative count)
+  else if (density > max_filtered_counts)
+    index = max_filter_index;
+  else if (density <= kDensityThreshold)
+    index = static_cast<int>(std::ceil(density)) - 1;
+  else
+    index = kDensityThreshold + static_cast<int>(std::floor(std::pow(density - kDensityThreshold, curve)));
   return index > max_filter_index ? max_filter_index : index;
 }
 
@@ -183,7 +221,9 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
   // Above DE_THRESH hits flam3 keeps one kernel per step of density^curve.
   int kernel_count;
   if (filter_count > kDensityThreshold) {
-    kernel_count = static_cast<int>(std::ceil(kDensityThreshold + std::pow(filter_count - kDensityThreshold, curve))) + 1;
+    kernel_count =
+        static_cast<int>(std::ceil(kDensityThreshold + std::pow(filter_count - kDensityThreshold, curve))) +
+        1;
     de.max_filtered_counts =
         static_cast<int>(std::pow(static_cast<double>(kernel_count - kDensityThreshold), 1.0 / curve)) +
         kDensityThreshold;
@@ -197,7 +237,8 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
   uint64_t weights_total = 0;
   de.max_filter_index = 0;
   for (int k = 0; k < kernel_count; ++k) {
-    const double hits = k < kDensityThreshold ? k : std::pow(k - kDensityThreshold, 1.0 / curve) + kDensityThreshold;
+    const double hits =
+        k < kDensityThreshold ? k : std::pow(k - kDensityThreshold, 1.0 / curve) + kDensityThreshold;
     double width = max_radius / std::pow(hits + 1, curve);
     if (width <= min_radius) {  // reached the minimum: the last kernel
       width = min_radius;
@@ -208,7 +249,8 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
     weights_total += side * side;
     if (de.max_filter_index > 0) break;
   }
-  requireMemory("flame density-estimation kernels", weights_total * (sizeof(float) + sizeof(double)), memory_budget);
+  requireMemory("flame density-estimation kernels", weights_total * (sizeof(float) + sizeof(double)),
+                memory_budget);
 
   for (const double width : radii) {
     DensityKernel kernel;
@@ -222,12 +264,14 @@ DensityEstimator makeDensityEstimator(double radius, double minimum, double curv
     for (int dy = -kernel.reach; dy <= kernel.reach; ++dy) {
       kernel.row_start[dy + kernel.reach] = static_cast<int>(weights.size());
       int half = 0;
-      while (half < kernel.reach && std::sqrt(static_cast<double>(dy * dy + (half + 1) * (half + 1))) / width <= 1.0)
+      while (half < kernel.reach &&
+             std::sqrt(static_cast<double>(dy * dy + (half + 1) * (half + 1))) / width <= 1.0)
         ++half;
       kernel.half_width[dy + kernel.reach] = half;
       for (int dx = -half; dx <= half; ++dx) {
         const double d = std::sqrt(static_cast<double>(dx * dx + dy * dy)) / width;
-        const double w = spatialFilterValue(FlameFilterShape::kGaussian, spatialFilterSupport(FlameFilterShape::kGaussian) * d);
+        const double w = spatialFilterValue(FlameFilterShape::kGaussian,
+                                            spatialFilterSupport(FlameFilterShape::kGaussian) * d);
         weights.push_back(w);
         sum += w;
       }

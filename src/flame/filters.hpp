@@ -62,9 +62,9 @@ struct DensityEstimator {
   bool enabled = false;
   int supersample = 1;
   double curve = 0.4;
-  int max_filter_index = 0;      ///< the last kernel (the minimum radius)
-  int max_filtered_counts = 0;   ///< densities above this take the last kernel
-  int max_reach = 0;             ///< the largest kernel's reach
+  int max_filter_index = 0;            ///< the last kernel (the minimum radius)
+  int max_filtered_counts = 0;         ///< densities above this take the last kernel
+  int max_reach = 0;                   ///< the largest kernel's reach
   std::vector<DensityKernel> kernels;  ///< 0 .. max_filter_index
 
   /// The kernel for a neighbourhood density (hits, flam3's f_select).

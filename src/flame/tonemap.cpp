@@ -33,8 +33,12 @@ namespace procgen {
 namespace flame {
 namespace {
 
-[[noreturn]] void badGenome(const std::string& message) { throw Error("flame: " + message, ExitCode::kBadInput); }
-[[noreturn]] void badCall(const std::string& message) { throw Error("toneMapFlame: " + message, ExitCode::kUsage); }
+[[noreturn]] void badGenome(const std::string& message) {
+  throw Error("flame: " + message, ExitCode::kBadInput);
+}
+[[noreturn]] void badCall(const std::string& message) {
+  throw Error("toneMapFlame: " + message, ExitCode::kUsage);
+}
 
 void requireFinite(double value, const char* name) {
   if (!std::isfinite(value)) badGenome(std::string(name) + " must be a finite number");
@@ -49,9 +53,12 @@ void rgbToHsv(const double rgb[3], double hsv[3]) {
   double h = 0;
   if (s != 0.0) {
     const double rc = (max - r) / del, gc = (max - g) / del, bc = (max - b) / del;
-    if (r == max) h = bc - gc;
-    else if (g == max) h = 2 + rc - bc;
-    else if (b == max) h = 4 + gc - rc;
+    if (r == max)
+      h = bc - gc;
+    else if (g == max)
+      h = 2 + rc - bc;
+    else if (b == max)
+      h = 4 + gc - rc;
     if (h < 0) h += 6;
   }
   hsv[0] = h;
@@ -68,12 +75,24 @@ void hsvToRgb(const double hsv[3], double rgb[3]) {
   const double f = h - j;
   const double p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
   switch (j) {
-    case 1: rgb[0] = q, rgb[1] = v, rgb[2] = p; break;
-    case 2: rgb[0] = p, rgb[1] = v, rgb[2] = t; break;
-    case 3: rgb[0] = p, rgb[1] = q, rgb[2] = v; break;
-    case 4: rgb[0] = t, rgb[1] = p, rgb[2] = v; break;
-    case 5: rgb[0] = v, rgb[1] = p, rgb[2] = q; break;
-    default: rgb[0] = v, rgb[1] = t, rgb[2] = p; break;
+    case 1:
+      rgb[0] = q, rgb[1] = v, rgb[2] = p;
+      break;
+    case 2:
+      rgb[0] = p, rgb[1] = v, rgb[2] = t;
+      break;
+    case 3:
+      rgb[0] = p, rgb[1] = q, rgb[2] = v;
+      break;
+    case 4:
+      rgb[0] = t, rgb[1] = p, rgb[2] = v;
+      break;
+    case 5:
+      rgb[0] = v, rgb[1] = p, rgb[2] = q;
+      break;
+    default:
+      rgb[0] = v, rgb[1] = t, rgb[2] = p;
+      break;
   }
 }
 
@@ -130,8 +149,10 @@ void colourCurve(const ToneMapSetup& s, const double t[4], double out[4]) {
     // (1 − vibrancy) · 256 · (t/255)^g; at vibrancy 1 that is 0, or NaN for t < 0: pow only then.
     if (s.vibrancy != 1.0 || !(t[i] >= 0))
       a += (1.0 - s.vibrancy) * 256.0 * std::pow(t[i] / kWhiteLevel, s.gamma_inverse);
-    if (!s.transparency) a += (1.0 - alpha) * s.background[i];
-    else a = alpha > 0 ? a / alpha : 0;
+    if (!s.transparency)
+      a += (1.0 - alpha) * s.background[i];
+    else
+      a = alpha > 0 ? a / alpha : 0;
     if (!(a >= 0)) a = 0;
     if (a > 255) a = 255;
     out[i] = a;
@@ -190,8 +211,10 @@ ToneMapSetup makeToneMapSetup(const FlameGenome& genome, const FlameHistogram& h
   s.supersample = layout.supersample;
   if (s.image_width < 1 || s.image_height < 1 || s.supersample < 1)
     badCall("the histogram layout has no image (build it with flameHistogramLayout)");
-  if (static_cast<int64_t>(s.image_width) * s.supersample + 2 * static_cast<int64_t>(layout.gutter) != s.hist_width ||
-      static_cast<int64_t>(s.image_height) * s.supersample + 2 * static_cast<int64_t>(layout.gutter) != s.hist_height)
+  if (static_cast<int64_t>(s.image_width) * s.supersample + 2 * static_cast<int64_t>(layout.gutter) !=
+          s.hist_width ||
+      static_cast<int64_t>(s.image_height) * s.supersample + 2 * static_cast<int64_t>(layout.gutter) !=
+          s.hist_height)
     badCall("the histogram size is not image × supersample + 2 × gutter");
   if (histogram.buckets.size() != static_cast<size_t>(s.hist_width) * static_cast<size_t>(s.hist_height))
     badCall("the histogram has " + std::to_string(histogram.buckets.size()) + " buckets, its layout " +
@@ -221,7 +244,8 @@ ToneMapSetup makeToneMapSetup(const FlameGenome& genome, const FlameHistogram& h
             " is not the genome's " + std::to_string(s.filter.width));
   // rect.c de_offset: the gutter beyond the spatial filter's own margin.
   s.filter_origin = layout.gutter - (s.filter.width - s.supersample) / 2;
-  if (s.filter_origin < 0 || s.filter_origin + (s.image_width - 1) * s.supersample + s.filter.width > s.hist_width ||
+  if (s.filter_origin < 0 ||
+      s.filter_origin + (s.image_width - 1) * s.supersample + s.filter.width > s.hist_width ||
       s.filter_origin + (s.image_height - 1) * s.supersample + s.filter.width > s.hist_height)
     badCall("the spatial filter does not fit in the histogram's gutter");
 
@@ -238,7 +262,8 @@ ToneMapSetup makeToneMapSetup(const FlameGenome& genome, const FlameHistogram& h
   const uint64_t cells = static_cast<uint64_t>(s.hist_width) * s.hist_height;
   const uint64_t columns = static_cast<uint64_t>(s.image_width) * s.columnRows();
   const uint64_t pixels = static_cast<uint64_t>(s.image_width) * s.image_height * s.channels;
-  requireMemory("flame tone mapping", (cells + columns) * sizeof(AccumCell) + pixels * (s.bits_per_channel / 8),
+  requireMemory("flame tone mapping",
+                (cells + columns) * sizeof(AccumCell) + pixels * (s.bits_per_channel / 8),
                 options.memory_budget, cells * sizeof(FlameBucket));
   return s;
 }
@@ -250,8 +275,8 @@ void clearAccumulatorRows(const ToneMapSetup& s, AccumCell* acc, int y0, int y1)
 
 void logDensityRows(const ToneMapSetup& s, const FlameBucket* hist, AccumCell* acc, int y0, int y1) {
   const double k1 = s.scale.k1, k2 = s.scale.k2;
-  for (size_t i = static_cast<size_t>(y0) * s.hist_width, end = static_cast<size_t>(y1) * s.hist_width; i < end;
-       ++i) {
+  for (size_t i = static_cast<size_t>(y0) * s.hist_width, end = static_cast<size_t>(y1) * s.hist_width;
+       i < end; ++i) {
     const FlameBucket& b = hist[i];
     if (b.alpha == 0) {
       acc[i] = AccumCell{{0, 0, 0, 0}};
@@ -276,7 +301,8 @@ struct DeSource {
 };
 
 /// rect.c de_thread for one cell: false when it has no hits.
-bool deSource(const ToneMapSetup& s, const FlameBucket* hist, int x, int y, double even_scale, DeSource* out) {
+bool deSource(const ToneMapSetup& s, const FlameBucket* hist, int x, int y, double even_scale,
+              DeSource* out) {
   const int w = s.hist_width, half = s.supersample / 2;
   const FlameBucket& b = hist[static_cast<size_t>(y) * w + x];
   if (b.count == 0 || b.alpha == 0) return false;
@@ -389,8 +415,8 @@ void densityEstimationBand(const ToneMapSetup& s, const FlameBucket* hist, Accum
 }
 
 void earlyClipRows(const ToneMapSetup& s, AccumCell* acc, int y0, int y1) {
-  for (size_t i = static_cast<size_t>(y0) * s.hist_width, end = static_cast<size_t>(y1) * s.hist_width; i < end;
-       ++i) {
+  for (size_t i = static_cast<size_t>(y0) * s.hist_width, end = static_cast<size_t>(y1) * s.hist_width;
+       i < end; ++i) {
     const double t[4] = {acc[i].v[0], acc[i].v[1], acc[i].v[2], acc[i].v[3]};
     double out[4];
     colourCurve(s, t, out);
@@ -424,11 +450,15 @@ void finishImageRows(const ToneMapSetup& s, const AccumCell* columns, FlameImage
       for (int j = 0; j < fw; ++j)
         for (int c = 0; c < 4; ++c) t[c] += taps[j] * window[static_cast<size_t>(j) * s.image_width + x].v[c];
       double px[4];
-      if (s.earlyclip) std::copy(t, t + 4, px);
-      else colourCurve(s, t, px);
+      if (s.earlyclip)
+        std::copy(t, t + 4, px);
+      else
+        colourCurve(s, t, px);
       const size_t at = (static_cast<size_t>(y) * s.image_width + x) * s.channels;
-      if (s.bits_per_channel == 16) storePixel(s, px, image.pixels16.data() + at);
-      else storePixel(s, px, image.pixels8.data() + at);
+      if (s.bits_per_channel == 16)
+        storePixel(s, px, image.pixels16.data() + at);
+      else
+        storePixel(s, px, image.pixels8.data() + at);
     }
   }
 }
@@ -455,13 +485,13 @@ FlameImage runToneMap(const ToneMapSetup& s, const FlameHistogram& histogram, co
 
   const int column_rows = s.columnRows();
   if (s.earlyclip)  // only the rows the spatial filter reads
-    run(column_rows, row_grain, [&](int r0, int r1) {
-      earlyClipRows(s, acc.get(), s.filter_origin + r0, s.filter_origin + r1);
-    });
+    run(column_rows, row_grain,
+        [&](int r0, int r1) { earlyClipRows(s, acc.get(), s.filter_origin + r0, s.filter_origin + r1); });
 
   std::unique_ptr<AccumCell[]> columns(new AccumCell[static_cast<size_t>(s.image_width) * column_rows]);
   const int column_grain = std::max(1, 16384 / s.image_width);
-  run(column_rows, column_grain, [&](int r0, int r1) { filterColumnRows(s, acc.get(), columns.get(), r0, r1); });
+  run(column_rows, column_grain,
+      [&](int r0, int r1) { filterColumnRows(s, acc.get(), columns.get(), r0, r1); });
   acc.reset();
 
   FlameImage image;
@@ -470,16 +500,19 @@ FlameImage runToneMap(const ToneMapSetup& s, const FlameHistogram& histogram, co
   image.bits_per_channel = s.bits_per_channel;
   image.channels = s.channels;
   const size_t samples = static_cast<size_t>(s.image_width) * s.image_height * s.channels;
-  if (s.bits_per_channel == 16) image.pixels16.resize(samples);
-  else image.pixels8.resize(samples);
-  run(s.image_height, column_grain, [&](int y0, int y1) { finishImageRows(s, columns.get(), image, y0, y1); });
+  if (s.bits_per_channel == 16)
+    image.pixels16.resize(samples);
+  else
+    image.pixels8.resize(samples);
+  run(s.image_height, column_grain,
+      [&](int y0, int y1) { finishImageRows(s, columns.get(), image, y0, y1); });
   return image;
 }
 
 }  // namespace flame
 
-FlameImage toneMapFlame(const FlameGenome& genome, const FlameHistogram& histogram, const FlameRenderOptions& options,
-                        const Execution& execution) {
+FlameImage toneMapFlame(const FlameGenome& genome, const FlameHistogram& histogram,
+                        const FlameRenderOptions& options, const Execution& execution) {
   const flame::ToneMapSetup setup = flame::makeToneMapSetup(genome, histogram, options);
   auto serial = [&] {
     return flame::runToneMap(setup, histogram, [](int n, int, const std::function<void(int, int)>& body) {
@@ -490,8 +523,10 @@ FlameImage toneMapFlame(const FlameGenome& genome, const FlameHistogram& histogr
   // The opencl backend tone-maps on the host: on the cpu path when it is
   // built (with the execution's threads), else serially.
   auto opencl = [&] {
-    if constexpr (detail::kHaveCpuBackend) return cpu();
-    else return serial();
+    if constexpr (detail::kHaveCpuBackend)
+      return cpu();
+    else
+      return serial();
   };
   return detail::dispatch(execution, "toneMapFlame", serial, cpu, opencl);
 }

@@ -19,31 +19,31 @@ namespace procgen {
 namespace {
 
 std::string flam3Xml(const FlameGenome& g) {
-  std::string xml = "<flames><flame name=\"tonemap\" size=\"" + std::to_string(g.width) + " " +
-                    std::to_string(g.height) + "\" center=\"0 0\" scale=\"" + std::to_string(g.scale) +
-                    "\" quality=\"" + std::to_string(g.quality) + "\" oversample=\"" +
-                    std::to_string(g.supersample) + "\" filter=\"" + std::to_string(g.filter_radius) +
-                    "\" filter_shape=\"gaussian\" estimator_radius=\"" + std::to_string(g.estimator_radius) +
-                    "\" estimator_minimum=\"0\" estimator_curve=\"0.4\" brightness=\"" +
-                    std::to_string(g.brightness) + "\" gamma=\"" + std::to_string(g.gamma) +
-                    "\" gamma_threshold=\"" + std::to_string(g.gamma_threshold) + "\" vibrancy=\"" +
-                    std::to_string(g.vibrancy) + "\" highlight_power=\"" + std::to_string(g.highlight_power) +
-                    "\" background=\"0 0 0\">\n";
+  std::string xml =
+      "<flames><flame name=\"tonemap\" size=\"" + std::to_string(g.width) + " " + std::to_string(g.height) +
+      "\" center=\"0 0\" scale=\"" + std::to_string(g.scale) + "\" quality=\"" + std::to_string(g.quality) +
+      "\" oversample=\"" + std::to_string(g.supersample) + "\" filter=\"" + std::to_string(g.filter_radius) +
+      "\" filter_shape=\"gaussian\" estimator_radius=\"" + std::to_string(g.estimator_radius) +
+      "\" estimator_minimum=\"0\" estimator_curve=\"0.4\" brightness=\"" + std::to_string(g.brightness) +
+      "\" gamma=\"" + std::to_string(g.gamma) + "\" gamma_threshold=\"" + std::to_string(g.gamma_threshold) +
+      "\" vibrancy=\"" + std::to_string(g.vibrancy) + "\" highlight_power=\"" +
+      std::to_string(g.highlight_power) + "\" background=\"0 0 0\">\n";
   xml += R"( <xform weight="0.291667" color="0" linear="1" coefs="0.5 0 0 0.5 0 -0.65"/>
  <xform weight="0.291667" color="0.35" linear="1" coefs="0.5 0 0 0.5 -0.65 0.5"/>
  <xform weight="0.291667" color="0.7" linear="1" coefs="0.5 0 0 0.5 0.65 0.5"/>
  <xform weight="0.125" color="1" spherical="0.9" coefs="1 0 0 1 0 0"/>
 )";
   for (int i = 0; i < 256; ++i)
-    xml += " <color index=\"" + std::to_string(i) + "\" rgb=\"" + std::to_string(i) + " " + std::to_string(255 - i) +
-           " 128\"/>\n";
+    xml += " <color index=\"" + std::to_string(i) + "\" rgb=\"" + std::to_string(i) + " " +
+           std::to_string(255 - i) + " 128\"/>\n";
   return xml + "</flame></flames>\n";
 }
 
 class FlameToneMapFlam3 : public test::ScratchDirTest {};
 
 TEST_F(FlameToneMapFlam3, SameFlameAsFlam3Render) {
-  if (std::system("command -v flam3-render > /dev/null 2>&1") != 0) GTEST_SKIP() << "flam3-render is not installed";
+  if (std::system("command -v flam3-render > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "flam3-render is not installed";
   struct Case {
     int supersample;
     double estimator, vibrancy, highlight_power;
@@ -64,9 +64,10 @@ TEST_F(FlameToneMapFlam3, SameFlameAsFlam3Render) {
     g.brightness = 3;
     const test::fs::path genome = dir_ / "g.flam3", png = dir_ / "flam3.png";
     std::ofstream(genome) << flam3Xml(g);
-    const std::string cmd = "cd " + dir_.string() + " && nthreads=2 isaac_seed=7 verbose=0 earlyclip=" + (c.earlyclip ? "1" : "0") +
-                            " out=" + png.string() +
-                            " flam3-render < " + genome.string() + " > /dev/null 2>&1";
+    const std::string cmd = "cd " + dir_.string() +
+                            " && nthreads=2 isaac_seed=7 verbose=0 earlyclip=" + (c.earlyclip ? "1" : "0") +
+                            " out=" + png.string() + " flam3-render < " + genome.string() +
+                            " > /dev/null 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
     const std::string bytes = test::slurp(png);
     const test::Decoded theirs = test::decode(std::vector<uint8_t>(bytes.begin(), bytes.end()));

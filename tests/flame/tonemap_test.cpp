@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "flame/filters.hpp"
-#include "flame/tonemap_stages.hpp"
 #include "flame/tonemap_helpers.hpp"
+#include "flame/tonemap_stages.hpp"
 #include "procgen/error.hpp"
 #include "procgen/flame_render.hpp"
 
@@ -28,16 +28,21 @@ using test::toneMapGenome;
 constexpr Execution kSerial{Backend::kSerial, 1};
 
 const FlameFilterShape kAllShapes[] = {
-    FlameFilterShape::kGaussian, FlameFilterShape::kHermite,  FlameFilterShape::kBox,      FlameFilterShape::kTriangle,
-    FlameFilterShape::kBell,     FlameFilterShape::kBspline,  FlameFilterShape::kMitchell, FlameFilterShape::kBlackman,
-    FlameFilterShape::kCatrom,   FlameFilterShape::kHanning,  FlameFilterShape::kHamming,  FlameFilterShape::kLanczos3,
+    FlameFilterShape::kGaussian, FlameFilterShape::kHermite,  FlameFilterShape::kBox,
+    FlameFilterShape::kTriangle, FlameFilterShape::kBell,     FlameFilterShape::kBspline,
+    FlameFilterShape::kMitchell, FlameFilterShape::kBlackman, FlameFilterShape::kCatrom,
+    FlameFilterShape::kHanning,  FlameFilterShape::kHamming,  FlameFilterShape::kLanczos3,
     FlameFilterShape::kLanczos2, FlameFilterShape::kQuadratic};
 
 /// flam3_spatial_support (filters.c), in the order of kAllShapes.
 const double kFlam3Support[] = {1.5, 1.0, 0.5, 1.0, 1.5, 2.0, 2.0, 1.0, 2.0, 1.0, 1.0, 3.0, 2.0, 1.5};
 
-uint16_t p16(const FlameImage& im, int x, int y, int c) { return im.pixels16[(y * im.width + x) * im.channels + c]; }
-uint8_t p8(const FlameImage& im, int x, int y, int c) { return im.pixels8[(y * im.width + x) * im.channels + c]; }
+uint16_t p16(const FlameImage& im, int x, int y, int c) {
+  return im.pixels16[(y * im.width + x) * im.channels + c];
+}
+uint8_t p8(const FlameImage& im, int x, int y, int c) {
+  return im.pixels8[(y * im.width + x) * im.channels + c];
+}
 
 // ---------------------------------------------------------------------------
 // One bucket through the pipeline, by hand.
@@ -45,8 +50,8 @@ uint8_t p8(const FlameImage& im, int x, int y, int c) { return im.pixels8[(y * i
 /// rect.c's path for one pixel whose filter is the identity: k1, k2, the log,
 /// gamma above the threshold, vibrancy 1, highlight_power −1, no background.
 /// `share` is the spatial filter's weight on the bucket's cell.
-double handPixel(double colour, double alpha_sum, double brightness, double gamma, double area, double quality,
-                 int supersample, double share) {
+double handPixel(double colour, double alpha_sum, double brightness, double gamma, double area,
+                 double quality, int supersample, double share) {
   const double k1 = brightness * 255.0 * 268.0 / 256.0;
   const double k2 = supersample * supersample / (area * 255.0 * quality);
   const double ls = k1 * std::log(1.0 + alpha_sum * k2) / alpha_sum;
@@ -97,7 +102,8 @@ TEST(FlameToneMap, SingleBucketIsFlam3sFormula) {
 TEST(FlameToneMap, KernelFunctionsHaveTheirTextbookValues) {
   using flame::spatialFilterValue;
   const double pi = std::numbers::pi;
-  EXPECT_DOUBLE_EQ(spatialFilterValue(FlameFilterShape::kGaussian, 0.7), std::exp(-2 * 0.49) * std::sqrt(2 / pi));
+  EXPECT_DOUBLE_EQ(spatialFilterValue(FlameFilterShape::kGaussian, 0.7),
+                   std::exp(-2 * 0.49) * std::sqrt(2 / pi));
   // Mitchell–Netravali B = C = 1/3: (6 − 2B)/6 at 0, B/6 at 1.
   EXPECT_NEAR(spatialFilterValue(FlameFilterShape::kMitchell, 0), 8.0 / 9.0, 1e-15);
   EXPECT_NEAR(spatialFilterValue(FlameFilterShape::kMitchell, 1), 1.0 / 18.0, 1e-15);
@@ -110,11 +116,13 @@ TEST(FlameToneMap, KernelFunctionsHaveTheirTextbookValues) {
     EXPECT_NEAR(spatialFilterValue(s, -1), 0.125, 1e-15);
   }
   // Interpolating kernels: 1 at 0, 0 at the other integers.
-  for (FlameFilterShape s : {FlameFilterShape::kHermite, FlameFilterShape::kTriangle, FlameFilterShape::kCatrom,
-                             FlameFilterShape::kBlackman, FlameFilterShape::kHanning, FlameFilterShape::kHamming,
-                             FlameFilterShape::kLanczos3, FlameFilterShape::kLanczos2}) {
+  for (FlameFilterShape s :
+       {FlameFilterShape::kHermite, FlameFilterShape::kTriangle, FlameFilterShape::kCatrom,
+        FlameFilterShape::kBlackman, FlameFilterShape::kHanning, FlameFilterShape::kHamming,
+        FlameFilterShape::kLanczos3, FlameFilterShape::kLanczos2}) {
     EXPECT_NEAR(spatialFilterValue(s, 0), 1.0, 1e-15) << static_cast<int>(s);
-    for (double k : {1.0, 2.0, -1.0, -2.0}) EXPECT_NEAR(spatialFilterValue(s, k), 0.0, 1e-15) << static_cast<int>(s);
+    for (double k : {1.0, 2.0, -1.0, -2.0})
+      EXPECT_NEAR(spatialFilterValue(s, k), 0.0, 1e-15) << static_cast<int>(s);
   }
   EXPECT_NEAR(spatialFilterValue(FlameFilterShape::kCatrom, 0.5), 0.5 * (2 - 0.25 * 5 + 3 * 0.125), 1e-15);
   EXPECT_NEAR(spatialFilterValue(FlameFilterShape::kTriangle, 0.25), 0.75, 1e-15);
@@ -147,7 +155,8 @@ TEST(FlameToneMap, EverySpatialKernelIsNormalisedSymmetricWithFlam3sSupport) {
     }
     for (int ss : {1, 2, 3}) {
       for (double radius : {0.3, 0.5, 0.75, 1.0, 1.3, 2.0}) {
-        SCOPED_TRACE("shape " + std::to_string(k) + " ss " + std::to_string(ss) + " radius " + std::to_string(radius));
+        SCOPED_TRACE("shape " + std::to_string(k) + " ss " + std::to_string(ss) + " radius " +
+                     std::to_string(radius));
         // Width: ⌊2 · support · ss · radius⌋ + 1, then the parity of ss.
         const double fw = 2 * support * ss * radius;
         int width = static_cast<int>(std::floor(fw)) + 1;
@@ -176,7 +185,8 @@ TEST(FlameToneMap, EverySpatialKernelIsNormalisedSymmetricWithFlam3sSupport) {
           if (shape == FlameFilterShape::kBox && std::fabs(x) == 0.5) box_edge = true;
         }
         if (box_edge) continue;
-        for (int i = 0; i < width; ++i) EXPECT_NEAR(f.taps[i], f.taps[width - 1 - i], 1e-12) << i;  // tap positions round asymmetrically
+        for (int i = 0; i < width; ++i)
+          EXPECT_NEAR(f.taps[i], f.taps[width - 1 - i], 1e-12) << i;  // tap positions round asymmetrically
       }
     }
   }
@@ -207,7 +217,8 @@ std::vector<flame::AccumCell> accumulate(const flame::ToneMapSetup& s, const Fla
   }
   flame::clearAccumulatorRows(s, acc.data(), 0, s.hist_height);
   for (int parity = 0; parity < 2; ++parity)
-    for (int b = parity; b < s.deBandCount(); b += 2) flame::densityEstimationBand(s, h.buckets.data(), acc.data(), b);
+    for (int b = parity; b < s.deBandCount(); b += 2)
+      flame::densityEstimationBand(s, h.buckets.data(), acc.data(), b);
   return acc;
 }
 
@@ -286,7 +297,8 @@ TEST(FlameToneMap, DensityEstimatorKernelsAreFlam3s) {
     // A disc: row dy spans |dx| ≤ √(r² − dy²), within the reach.
     for (int dy = -k.reach; dy <= k.reach; ++dy) {
       int expected = 0;
-      while (expected < k.reach && (expected + 1) * (expected + 1) + dy * dy <= k.radius * k.radius) ++expected;
+      while (expected < k.reach && (expected + 1) * (expected + 1) + dy * dy <= k.radius * k.radius)
+        ++expected;
       EXPECT_EQ(k.half_width[dy + k.reach], expected);
     }
   }
@@ -335,8 +347,8 @@ TEST(FlameToneMap, GammaThresholdBlendIsContinuous) {
     EXPECT_EQ(flame::gammaAlpha(threshold, g, threshold), std::pow(threshold, g));
     // Half way: ½ · d · t^g / t + ½ · d^g.
     const double d = threshold / 2;
-    EXPECT_NEAR(flame::gammaAlpha(d, g, threshold), 0.5 * d * std::pow(threshold, g) / threshold + 0.5 * std::pow(d, g),
-                1e-15);
+    EXPECT_NEAR(flame::gammaAlpha(d, g, threshold),
+                0.5 * d * std::pow(threshold, g) / threshold + 0.5 * std::pow(d, g), 1e-15);
     double previous = 0;
     for (double x = 1e-6; x < 4 * threshold; x *= 1.01) {
       const double a = flame::gammaAlpha(x, g, threshold);
@@ -363,9 +375,12 @@ double hueDegrees(double r, double g, double b) {
   const double max = std::max({r, g, b}), min = std::min({r, g, b});
   if (max == min) return 0;
   double h;
-  if (max == r) h = std::fmod((g - b) / (max - min), 6.0);
-  else if (max == g) h = (b - r) / (max - min) + 2;
-  else h = (r - g) / (max - min) + 4;
+  if (max == r)
+    h = std::fmod((g - b) / (max - min), 6.0);
+  else if (max == g)
+    h = (b - r) / (max - min) + 2;
+  else
+    h = (r - g) / (max - min) + 4;
   return std::fmod(60 * h + 360, 360);
 }
 
@@ -538,7 +553,8 @@ void refCurve(const FlameGenome& g, bool transparency, const double* t, double* 
   double alpha = 0, ls = 0;
   if (t[3] > 0) {
     double d = t[3] / 255;
-    alpha = d < thr ? (1 - d / thr) * d * std::pow(thr, gi) / thr + d / thr * std::pow(d, gi) : std::pow(d, gi);
+    alpha =
+        d < thr ? (1 - d / thr) * d * std::pow(thr, gi) / thr + d / thr * std::pow(d, gi) : std::pow(d, gi);
     ls = g.vibrancy * 256 * alpha / d;
     alpha = std::clamp(alpha, 0.0, 1.0);
   }
@@ -575,13 +591,16 @@ Reference bruteForce(const FlameGenome& g, const FlameHistogram& hist, const Fla
   const double area = l.image_width * l.image_height / (l.pixels_per_unit * l.pixels_per_unit);
   const double k2 = ss * ss / (area * 255 * l.sample_density);
   std::vector<double> acc(static_cast<size_t>(W) * H * 4, 0.0);
-  auto bucket = [&](int x, int y) -> const FlameBucket& { return hist.buckets[static_cast<size_t>(y) * W + x]; };
+  auto bucket = [&](int x, int y) -> const FlameBucket& {
+    return hist.buckets[static_cast<size_t>(y) * W + x];
+  };
 
   // Density-estimation widths (filters.c), one per kernel index.
   std::vector<double> widths;
   int max_index = 0, max_counts = 0;
   if (g.estimator_radius > 0) {
-    const double rmax = g.estimator_radius * ss + 1, rmin = g.estimator_minimum * ss + 1, curve = g.estimator_curve;
+    const double rmax = g.estimator_radius * ss + 1, rmin = g.estimator_minimum * ss + 1,
+                 curve = g.estimator_curve;
     const int n = static_cast<int>(std::ceil(std::pow(rmax / rmin, 1 / curve)));
     const int count = n > 100 ? static_cast<int>(std::ceil(100 + std::pow(n - 100, curve))) + 1 : n;
     max_counts = n > 100 ? static_cast<int>(std::pow(count - 100.0, 1 / curve)) + 100 : count;
@@ -607,8 +626,8 @@ Reference bruteForce(const FlameGenome& g, const FlameHistogram& hist, const Fla
           for (int j = -ss / 2; j <= ss / 2; ++j) f += bucket(x + i, y + j).count / 255.0;
         if (ss % 2 == 0) f *= std::pow(ss / (ss + 1.0), 2.0);
         int k = f > max_counts ? max_index
-                : f <= 100    ? static_cast<int>(std::ceil(f)) - 1
-                              : 100 + static_cast<int>(std::floor(std::pow(f - 100, g.estimator_curve)));
+                : f <= 100     ? static_cast<int>(std::ceil(f)) - 1
+                               : 100 + static_cast<int>(std::floor(std::pow(f - 100, g.estimator_curve)));
         k = std::min(k, max_index);
         const double w = widths[k];
         const int reach = static_cast<int>(std::ceil(w)) - 1;

@@ -22,9 +22,8 @@ FlameImage toneMapCpu(const ToneMapSetup& setup, const FlameHistogram& histogram
     plan.n = static_cast<uint64_t>(n);
     plan.size = std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(grain), per_thread));
     plan.count = (plan.n + plan.size - 1) / plan.size;
-    exec.forEachChunk(plan, [&](uint64_t c) {
-      body(static_cast<int>(plan.begin(c)), static_cast<int>(plan.end(c)));
-    });
+    exec.forEachChunk(
+        plan, [&](uint64_t c) { body(static_cast<int>(plan.begin(c)), static_cast<int>(plan.end(c))); });
   };
   return runToneMap(setup, histogram, run);
 }
