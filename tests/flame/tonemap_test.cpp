@@ -679,7 +679,9 @@ Reference bruteForce(const FlameGenome& g, const FlameHistogram& hist, const Fla
           flame::spatialFilterValue(g.filter_shape, ii) * flame::spatialFilterValue(g.filter_shape, jj);
       ksum += kernel[i + j * fwidth];
     }
-  const int de_offset = l.gutter - (fwidth - ss) / 2;
+  // rect.c: the gutter is the filter's unless density estimation needs more; de_offset the excess.
+  const int filter_gutter = (fwidth - ss) / 2;
+  const int de_offset = l.de_max_width > filter_gutter ? l.de_max_width - filter_gutter : 0;
   Reference ref;
   for (int y = 0; y < l.image_height; ++y)
     for (int x = 0; x < l.image_width; ++x) {
@@ -719,6 +721,9 @@ TEST(FlameToneMap, WholePipelineAgreesWithBruteForce) {
       {"earlyclip_alpha", 2, 4, 0, 0.4, FlameFilterShape::kHermite, 1, 0.7, 0.5, 4, 0.01, true, true},
       {"no_de_lanczos", 2, 0, 0, 0.4, FlameFilterShape::kLanczos3, 0.9, 1, -1, 4, 0.01, false, true},
       {"many_kernels", 2, 12, 0, 0.3, FlameFilterShape::kQuadratic, 0.6, 1, 2, 2.5, 0.02, false, false},
+      // A filter narrower than the supersampling: flam3's filter gutter (2 − 4)/2 = −1 becomes the DE
+      // gutter 0, and each pixel's window starts one cell in (de_offset 1).
+      {"negative_gutter", 4, 0, 0, 0.4, FlameFilterShape::kBox, 0.3, 0.9, -1, 4, 0.01, false, false},
   };
   for (const BruteForceCase& bc : cases) {
     SCOPED_TRACE(bc.name);
@@ -740,6 +745,10 @@ TEST(FlameToneMap, WholePipelineAgreesWithBruteForce) {
     o.transparency = bc.transparency;
     o.bits_per_channel = 16;
     FlameHistogram h = emptyHistogram(g, o);
+    if (std::string(bc.name) == "negative_gutter") {
+      ASSERT_EQ(h.layout.gutter, 0);
+      ASSERT_EQ(h.layout.spatial_filter_width, 2);
+    }
     test::fillRandom(h, 99, 0.6);
     const Reference ref = bruteForce(g, h, o);
     const FlameImage im = toneMapFlame(g, h, o, kSerial);
