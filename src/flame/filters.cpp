@@ -166,6 +166,7 @@ double spatialFilterValue(FlameFilterShape shape, double x) {
 }
 
 SpatialFilter makeSpatialFilter(FlameFilterShape shape, double radius, int supersample) {
+  if (!(radius >= 0) || radius > 1e4) badGenome("filter must be a number in 0 .. 10^4");
   const double support = spatialFilterSupport(shape);
   const double fw = 2.0 * support * supersample * radius;
   SpatialFilter filter;

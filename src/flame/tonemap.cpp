@@ -209,7 +209,7 @@ ToneMapSetup makeToneMapSetup(const FlameGenome& genome, const FlameHistogram& h
   s.image_width = layout.image_width;
   s.image_height = layout.image_height;
   s.supersample = layout.supersample;
-  if (s.image_width < 1 || s.image_height < 1 || s.supersample < 1)
+  if (s.image_width < 1 || s.image_height < 1 || s.supersample < 1 || s.hist_width < 1 || s.hist_height < 1)
     badCall("the histogram layout has no image (build it with flameHistogramLayout)");
   if (static_cast<int64_t>(s.image_width) * s.supersample + 2 * static_cast<int64_t>(layout.gutter) !=
           s.hist_width ||
