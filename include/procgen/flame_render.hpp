@@ -99,6 +99,15 @@ struct FlameImage {
   std::vector<uint16_t> pixels16;
 };
 
+/// flam3's tone mapping of `histogram` (laid out for `genome` and `options`
+/// by flameHistogramLayout): log density or density estimation, earlyclip,
+/// the spatial filter, gamma/vibrancy/highlight_power/background; uses
+/// options.earlyclip, transparency (RGBA, else RGB) and bits_per_channel.
+/// Serial and cpu give identical bytes at any thread count; opencl runs the
+/// cpu path on the host. Throws Error: kUsage when the histogram does not
+/// match its layout or the genome's filter width, or bits are not 8/16;
+/// kBadInput for genome values flam3 refuses; ResourceError over the budget.
+/// docs/flames.md "Tone mapping" has the formulas.
 FlameImage toneMapFlame(const FlameGenome& genome, const FlameHistogram& histogram,
                         const FlameRenderOptions& options, const Execution& execution);
 

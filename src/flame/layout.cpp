@@ -8,33 +8,13 @@
 #include <numbers>
 #include <string>
 
+#include "flame/filters.hpp"
 #include "procgen/budget.hpp"
 #include "procgen/error.hpp"
 #include "procgen/flame_render.hpp"
 
 namespace procgen {
 namespace {
-
-// flam3_spatial_support: the kernel's support radius, in units of `filter`.
-double spatialSupport(FlameFilterShape shape) {
-  switch (shape) {
-    case FlameFilterShape::kGaussian: return 1.5;
-    case FlameFilterShape::kHermite: return 1.0;
-    case FlameFilterShape::kBox: return 0.5;
-    case FlameFilterShape::kTriangle: return 1.0;
-    case FlameFilterShape::kBell: return 1.5;
-    case FlameFilterShape::kBspline: return 2.0;
-    case FlameFilterShape::kMitchell: return 2.0;
-    case FlameFilterShape::kBlackman: return 1.0;
-    case FlameFilterShape::kCatrom: return 2.0;
-    case FlameFilterShape::kHanning: return 1.0;
-    case FlameFilterShape::kHamming: return 1.0;
-    case FlameFilterShape::kLanczos3: return 3.0;
-    case FlameFilterShape::kLanczos2: return 2.0;
-    case FlameFilterShape::kQuadratic: return 1.5;
-  }
-  return 1.5;
-}
 
 [[noreturn]] void usage(const std::string& message) { throw Error("flame: " + message, ExitCode::kUsage); }
 
@@ -84,7 +64,7 @@ FlameHistogramLayout flameHistogramLayout(const FlameGenome& genome, const Flame
   // Spatial filter width (flam3_create_spatial_filter; pixel aspect 1).
   if (!(genome.filter_radius >= 0) || !std::isfinite(genome.filter_radius) || genome.filter_radius > 1e4)
     usage("filter radius must be finite and ≥ 0");
-  const double fw = 2.0 * spatialSupport(genome.filter_shape) * supersample * genome.filter_radius;
+  const double fw = 2.0 * flame::spatialFilterSupport(genome.filter_shape) * supersample * genome.filter_radius;
   int fwidth = static_cast<int>(fw) + 1;
   if ((fwidth ^ supersample) & 1) ++fwidth;  // same parity as the supersampling
   layout.spatial_filter_width = fwidth;
