@@ -14,8 +14,8 @@
 // of earlier flames when a later one fails, so a failed run leaves no file.
 #include <unistd.h>
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -42,9 +42,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double msSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
-[[noreturn]] void usage(const std::string& message) { throw Error(message, ExitCode::kUsage); }
+[[noreturn]] void usage(const std::string& message) {
+  throw Error(message, ExitCode::kUsage);
+}
 
 /// Line `line` (1-based) of `text`, without its newline; empty when out of range.
 std::string lineOf(std::string_view text, int line) {
@@ -92,7 +96,8 @@ class ProgressBar {
     constexpr int kBar = 30;
     const int filled = static_cast<int>(fraction * kBar);
     const std::string bar = std::string(size_t(filled), '#') + std::string(size_t(kBar - filled), '.');
-    std::fprintf(stderr, "\r%-40.40s [%s] %3d%%", label.c_str(), bar.c_str(), static_cast<int>(fraction * 100));
+    std::fprintf(stderr, "\r%-40.40s [%s] %3d%%", label.c_str(), bar.c_str(),
+                 static_cast<int>(fraction * 100));
     shown_ = true;
   }
   void clear() {
@@ -181,10 +186,10 @@ FlameTotals renderFlames(FlameRun& run) {
     const FlameTarget& t = run.targets[k];
     if (run.before) run.before(t, k);
     FlameRenderOptions options = run.options;
-    const std::string label = describe(*t.genome, t.index) +
-                              (run.targets.size() > 1 ? " (" + std::to_string(k + 1) + "/" +
-                                                            std::to_string(run.targets.size()) + ")"
-                                                      : "");
+    const std::string label =
+        describe(*t.genome, t.index) + (run.targets.size() > 1 ? " (" + std::to_string(k + 1) + "/" +
+                                                                     std::to_string(run.targets.size()) + ")"
+                                                               : "");
     options.progress = [&](double fraction) { bar.update(label, fraction); };
     FlameRenderStats stats;
     FlameImage image;
@@ -260,7 +265,8 @@ void runFlame(FlameArgs& a) {
   if (a.outputs.paths.size() != 1) usage("give one -o OUT.png");
   const std::string out = a.outputs.paths.front();
   if (out != "-" && extensionOf(out) != ".png") usage("-o " + out + ": flames are written as .png");
-  if (a.quality && !(std::isfinite(*a.quality) && *a.quality > 0)) usage("--quality must be positive and finite");
+  if (a.quality && !(std::isfinite(*a.quality) && *a.quality > 0))
+    usage("--quality must be positive and finite");
   if (a.bpc != 8 && a.bpc != 16) usage("--bpc must be 8 or 16");
   FlameRun run;
   run.start = start;
@@ -292,15 +298,18 @@ void runFlame(FlameArgs& a) {
   } else if (count == 1) {
     run.targets.push_back({&run.genomes[0], 0, out});
   } else {
-    if (out == "-") usage(run.file + " has " + std::to_string(count) + " flames: give -o OUT.png (written as "
-                          "OUT-00000.png ...) or --index K to write one to standard output");
+    if (out == "-")
+      usage(run.file + " has " + std::to_string(count) +
+            " flames: give -o OUT.png (written as "
+            "OUT-00000.png ...) or --index K to write one to standard output");
     std::vector<PlannedOutput> planned;
     for (int i = 0; i < count; ++i) {
       run.targets.push_back({&run.genomes[size_t(i)], i, numberedPath(out, i)});
-      planned.push_back({run.targets.back().path, run.targets.back().path + " (flame " + std::to_string(i) +
-                                                      " of -o " + out + ")"});
+      planned.push_back({run.targets.back().path,
+                         run.targets.back().path + " (flame " + std::to_string(i) + " of -o " + out + ")"});
     }
-    if (!a.outputs.stats_json.empty()) planned.push_back({a.outputs.stats_json, "--stats-json " + a.outputs.stats_json});
+    if (!a.outputs.stats_json.empty())
+      planned.push_back({a.outputs.stats_json, "--stats-json " + a.outputs.stats_json});
     requireDistinctOutputs(planned);
   }
 
@@ -337,7 +346,8 @@ void setupFlame(CLI::App& app) {
   auto a = std::make_shared<FlameArgs>();
   CLI::App* cmd = app.add_subcommand("flame", "Render fractal flames from flam3 genomes (.flam3 XML) to PNG");
   cmd->footer(
-      "GENOME is a flam3 file (Apophysis, JWildfire, Chaotica, Fractorium and flam3-genome write them); - reads "
+      "GENOME is a flam3 file (Apophysis, JWildfire, Chaotica, Fractorium and flam3-genome write them); - "
+      "reads "
       "standard input. A file with several <flame>s and no --index writes one image per flame, numbered by "
       "its index in the file with five digits before the extension: -o out.png gives out-00000.png, "
       "out-00001.png, ... (flam3-render's %05d).\n"
@@ -345,15 +355,19 @@ void setupFlame(CLI::App& app) {
       "replaces the genome's (plotted samples = quality x width x height, as flam3). The same --seed gives "
       "identical pixels on serial and cpu at any thread count.\n"
       "--stats-json keys: flames, width, height (of the first image), samples, iter_ms, filter_ms (sums over "
-      "the flames), total_ms (the whole run: reading, rendering, writing), msamples_per_s (samples / iter_ms), "
+      "the flames), total_ms (the whole run: reading, rendering, writing), msamples_per_s (samples / "
+      "iter_ms), "
       "bad_values, backend, threads.\n"
-      "Errors: file:line:col: error: ... with exit 2 for malformed genomes, unknown variations (a warning with "
+      "Errors: file:line:col: error: ... with exit 2 for malformed genomes, unknown variations (a warning "
+      "with "
       "--skip-unknown) and flames whose histogram exceeds the memory budget (refused before allocating); "
       "nothing is written when any flame fails.\n"
       "Examples:\n  procgen flame examples/flames/mixed.flam3 --index 0 -o mixed.png\n"
       "  procgen flame /usr/share/flam3/test.flam3 --size 1280x720 --quality 50 --backend cpu -o test.png\n"
       "flam3-render's own interface (environment variables): procgen flam3-render");
-  cmd->add_option("GENOME", a->genome, "flam3 genome file, or - for standard input")->required()->group("Input");
+  cmd->add_option("GENOME", a->genome, "flam3 genome file, or - for standard input")
+      ->required()
+      ->group("Input");
   addInteger(*cmd, "--index", a->index, "Render only the flame with this index in the file (0-based)", 0)
       ->group("Input");
   cmd->add_flag("--skip-unknown", a->skip_unknown,
@@ -361,26 +375,32 @@ void setupFlame(CLI::App& app) {
       ->group("Input");
   cmd->add_option("--quality", a->quality, "Samples per output pixel (default: the genome's quality)")
       ->group("Render");
-  cmd->add_option("--size", a->size, "Output size WxH; the camera scale follows the width (default: the genome's)")
+  cmd->add_option("--size", a->size,
+                  "Output size WxH; the camera scale follows the width (default: the genome's)")
       ->group("Render");
-  addInteger(*cmd, "--supersample", a->supersample, "Histogram cells per output pixel per axis (default: the genome's)",
-             1, 64)
+  addInteger(*cmd, "--supersample", a->supersample,
+             "Histogram cells per output pixel per axis (default: the genome's)", 1, 64)
       ->group("Render");
-  addInteger(*cmd, "--seed", a->seed, "Seed of the random streams, 0 .. 2^64-1")->capture_default_str()->group("Render");
+  addInteger(*cmd, "--seed", a->seed, "Seed of the random streams, 0 .. 2^64-1")
+      ->capture_default_str()
+      ->group("Render");
   cmd->add_option("--method", a->method,
                   "presorted (the paper's divergence-free chaos game) or naive (a random xform per point and "
                   "iteration: the reference)")
       ->check(CLI::IsMember({"presorted", "naive"}))
       ->capture_default_str()
       ->group("Render");
-  cmd->add_flag("--earlyclip", a->earlyclip, "Gamma and clipping before the spatial filter (flam3's earlyclip)")
+  cmd->add_flag("--earlyclip", a->earlyclip,
+                "Gamma and clipping before the spatial filter (flam3's earlyclip)")
       ->group("Render");
   addMemoryBudgetOption(*cmd, a->memory_budget)->group("Render");
   a->execution.add(*cmd);
   a->outputs.addOutputs(*cmd, "Output PNG (numbered per flame when the file has several; - for stdout)")
       ->required();
   a->outputs.addStatsJson(*cmd, "Write statistics as JSON to PATH, or - for stdout");
-  addInteger(*cmd, "--bpc", a->bpc, "Bits per PNG channel: 8 or 16", 8, 16)->capture_default_str()->group("Output");
+  addInteger(*cmd, "--bpc", a->bpc, "Bits per PNG channel: 8 or 16", 8, 16)
+      ->capture_default_str()
+      ->group("Output");
   cmd->add_flag("--transparency", a->transparency, "RGBA with the background transparent (else RGB over it)")
       ->group("Output");
   cmd->add_flag("-q,--quiet", a->quiet, "No summary or progress bar on stderr")->group("Output");
@@ -472,7 +492,8 @@ uint64_t flam3Seed() {
 }
 
 void runFlam3Render(const std::vector<std::string>& arguments) {
-  if (!arguments.empty()) {  // flam3-render: "Any command line option will cause the program to write its documentation"
+  if (!arguments.empty()) {  // flam3-render: "Any command line option will cause the program to write its
+                             // documentation"
     std::fputs(kFlam3RenderHelp, stdout);
     if (std::fflush(stdout) != 0) throw OutputError("cannot write to standard output");
     return;
@@ -481,7 +502,8 @@ void runFlam3Render(const std::vector<std::string>& arguments) {
   const std::string format = envValue("format").value_or("png");
   if (format == "jpg" || format == "ppm")
     usage("format=" + format + ": procgen flam3-render writes png only (unset format, or format=png)");
-  if (format != "png") usage("format must be either jpg, ppm, or png, not " + printableText(format, 40) + ".");
+  if (format != "png")
+    usage("format must be either jpg, ppm, or png, not " + printableText(format, 40) + ".");
   const int64_t bpc = envInteger("bpc", 8);
   if (bpc != 8 && bpc != 16) usage("Unexpected bpc specified (" + std::to_string(bpc) + "): 8 or 16");
   if (envNumber("pixel_aspect", 1.0) != 1.0) usage("pixel_aspect: only 1 is supported");
@@ -551,27 +573,32 @@ void runFlam3Render(const std::vector<std::string>& arguments) {
     if (!overwritten) kept.push_back(run.targets[k]);
   }
   if (kept.size() < run.targets.size())
-    std::fprintf(stderr,
-                 "warning: writing multiple images to one file; all but the last would be lost, so %zu of %zu "
-                 "flames are rendered\n",
-                 kept.size(), run.targets.size());
+    std::fprintf(
+        stderr,
+        "warning: writing multiple images to one file; all but the last would be lost, so %zu of %zu "
+        "flames are rendered\n",
+        kept.size(), run.targets.size());
   run.targets = std::move(kept);
 
   if (verbose) {
     run.before = [&run](const FlameTarget&, size_t k) {
       if (run.targets.size() > 1) std::fprintf(stderr, "flame = %zu/%zu\n", k + 1, run.targets.size());
     };
-    run.after = [](const FlameTarget& t, size_t) { std::fprintf(stderr, "writing %s...done.\n", t.path.c_str()); };
+    run.after = [](const FlameTarget& t, size_t) {
+      std::fprintf(stderr, "writing %s...done.\n", t.path.c_str());
+    };
   }
   const FlameTotals totals = renderFlames(run);
-  if (verbose && totals.flames > 1) std::fprintf(stderr, "total time = %.1f seconds\n", totals.total_ms / 1e3);
+  if (verbose && totals.flames > 1)
+    std::fprintf(stderr, "total time = %.1f seconds\n", totals.total_ms / 1e3);
 }
 
 void setupFlam3Render(CLI::App& app) {
   auto arguments = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand(
-      "flam3-render", "flam3-render's interface: genomes on stdin, settings in environment variables (qs, ss, "
-                      "out, prefix, ...); any argument prints them");
+      "flam3-render",
+      "flam3-render's interface: genomes on stdin, settings in environment variables (qs, ss, "
+      "out, prefix, ...); any argument prints them");
   cmd->set_help_flag();  // as flam3-render: every argument, --help included, prints the documentation
   cmd->allow_extras();
   cmd->positionals_at_end(false);
