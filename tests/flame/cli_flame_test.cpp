@@ -334,6 +334,14 @@ TEST_F(CliFlame, Flam3RenderArgumentsPrintHelpAndBadVariablesFail) {
         std::string("bpc=12"), std::string("qs=abc"), std::string("ss=0"), std::string("nthreads=-1"),
         std::string("pixel_aspect=0.9")})
     expectRefused("flam3-render < " + linear, 1, "", small + env);
+  // An unknown variation: flam3-render warns and ignores it, and so does this interface.
+  write("unknown.flam3",
+        replaced(genome("linear.flam3"), "linear=\"1\"", "linear=\"1\" notavariation=\"0.5\""));
+  ASSERT_EQ(run("flam3-render < " + path("unknown.flam3"), small), 0) << err();
+  EXPECT_NE(err().find("notavariation"), std::string::npos) << err();
+  EXPECT_TRUE(fs::exists(dir_ / "b.00000.png"));
+  fs::remove(dir_ / "b.00000.png");
+  fs::remove(dir_ / "b.00001.png");
   // A malformed genome on stdin: exit 2, nothing written.
   write("cut.flam3", genome("linear.flam3").substr(0, 300));
   EXPECT_EQ(run("flam3-render < " + path("cut.flam3"), small), 2);

@@ -442,6 +442,7 @@ constexpr const char* kFlam3RenderHelp =
     "use_mem         auto        bytes of memory to use; a histogram beyond it is refused (exit 2)\n"
     "                            instead of being rendered in strips\n"
     "pixel_aspect    1.0         only 1 is supported\n"
+    "Unknown variation attributes are warned about and ignored, as flam3 does (procgen flame: an error).\n"
     "bits, nstrips, sub_batch_size, jpeg, enable_png_comments, enable_jpeg_comments: accepted, ignored.\n"
     "\n"
     "Exit codes: 0 ok, 1 bad variables, 2 bad genome (file:line:col: error: ...) or a flame beyond the\n"
@@ -541,6 +542,7 @@ void runFlam3Render(const std::vector<std::string>& arguments) {
   run.progress = verbose != 0 && stderrIsTerminal();
 
   FlameReadOptions read;
+  read.skip_unknown = true;  // flam3: "Warning: unrecognized variation X.  Ignoring."
   if (const std::optional<std::string> palettes = envValue("flam3_palettes"); palettes && !palettes->empty())
     read.palettes_file = *palettes;
   read.warn = [](const std::string& message) { std::fprintf(stderr, "%s\n", message.c_str()); };
