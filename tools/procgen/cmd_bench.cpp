@@ -20,8 +20,12 @@
 // `procgen bench parens` does the same for parentheses matching (Levien §4),
 // and `procgen bench noise` gives the noise seed's table
 // (shared/seeds/001_191daa7b81372e37.txt §6): ms per 128³ volume of 3D Perlin
-// fBm for octaves 1–8, naive beside optimized on every backend.
+// fBm for octaves 1–8, naive beside optimized on every backend. `procgen
+// bench flame` gives issue 19's flame figures: samples/s per genome class
+// (steady and cold) and the end-to-end wall time of `procgen flam3-render`
+// beside Debian's flam3-render on the same genomes, quality and threads.
 #include <malloc.h>
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -40,6 +44,8 @@
 #include "bench_stats.hpp"
 #include "cli.hpp"
 #include "output_options.hpp"
+#include "procgen/flame.hpp"
+#include "procgen/flame_render.hpp"
 #include "procgen/lsystem.hpp"
 #include "procgen/memory.hpp"
 #include "procgen/noise.hpp"
@@ -1160,6 +1166,252 @@ void runBenchOctreeOnce(uint64_t n, const std::string& distribution, uint32_t le
   std::printf("%s\n", formatJson(j).c_str());
 }
 
+// -- procgen bench flame (issue 19 point 5) -------------------------------------
+
+/// Options of `procgen bench flame` beside the common ones.
+struct FlameBenchOptions {
+  std::vector<std::string> files;  ///< genome files, one class each (default: examples/flames/*.flam3)
+  int width = 1280, height = 720;
+  double quality = 50;
+  int peer_threads = 0;  ///< thread count of the end-to-end table; 0: the largest of --threads
+  bool peer = true;      ///< run flam3-render beside procgen when it is installed
+};
+
+/// One genome class (one file): its flames at the bench's size and quality.
+struct FlameClassRow {
+  std::string name;  ///< the file's stem: linear, mixed, trig
+  fs::path file;
+  std::vector<FlameGenome> genomes;
+  uint64_t samples = 0;  ///< plotted samples of all its flames
+  double qs = 1, ss = 1;  ///< flam3-render's variables giving the bench's size and quality
+  StageTimes render;                     ///< steady: renderFlame of every flame, wall ms
+  std::vector<std::vector<double>> iter; ///< steady: per column, iteration ms of each timed round
+  OneShot cold_wall, cold_iter;          ///< per column: fresh `procgen flame` wall ms and its iter_ms
+  std::vector<double> peer_procgen, peer_flam3;  ///< end to end, fresh processes, rounds in turn (ms)
+  std::string failure;
+};
+
+/// Milliseconds a shell command takes; -1 when it fails.
+double timedShell(const std::string& command) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int status = std::system((command + " > /dev/null 2>&1").c_str());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return status == 0 ? ms : -1.0;
+}
+
+bool haveFlam3Render() { return std::system("command -v flam3-render > /dev/null 2>&1") == 0; }
+
+/// The class of a genome file: its flames, and the qs/ss that make
+/// flam3-render render them at the bench's size and quality (every flame of
+/// the file must share size and quality, as flam3-render's variables apply
+/// to all of them).
+FlameClassRow loadFlameClass(const fs::path& file, const FlameBenchOptions& fb) {
+  FlameClassRow row;
+  row.file = file;
+  row.name = file.stem().string();
+  row.genomes = readFlameFile(file);
+  const FlameGenome& first = row.genomes.front();
+  for (const FlameGenome& g : row.genomes)
+    if (g.width != first.width || g.height != first.height || g.quality != first.quality)
+      throw Error(file.string() + ": its flames differ in size or quality; flam3-render's qs and ss would not give "
+                  "every one " + std::to_string(fb.width) + "x" + std::to_string(fb.height) + " at one quality: give "
+                  "one size per file",
+                  ExitCode::kUsage);
+  row.ss = static_cast<double>(fb.width) / first.width;
+  row.qs = fb.quality / first.quality;
+  if (static_cast<int>(first.height * row.ss) != fb.height)
+    throw Error(file.string() + ": " + std::to_string(first.width) + "x" + std::to_string(first.height) +
+                    " does not scale to " + std::to_string(fb.width) + "x" + std::to_string(fb.height) +
+                    " (flam3-render's ss keeps the aspect ratio); choose --size with the genome's aspect",
+                ExitCode::kUsage);
+  FlameRenderOptions options;
+  options.quality = fb.quality;
+  options.width = fb.width;
+  options.height = fb.height;
+  for (const FlameGenome& g : row.genomes) row.samples += flameHistogramLayout(g, options).samples;
+  return row;
+}
+
+std::string quoted(const fs::path& p) { return shellQuote(p.string()); }
+
+/// `procgen bench flame`: samples/s per genome class on every column (steady
+/// in this process, and cold: fresh `procgen flame` processes), and the end
+/// to end wall time of `procgen flam3-render` beside flam3-render on the same
+/// genome file with the same variables and thread count, in fresh processes
+/// taking turns.
+void runBenchFlame(const BenchOptions& o, const FlameBenchOptions& fb) {
+  if (o.repeat < 1) throw Error("--repeat must be at least 1", ExitCode::kUsage);
+  if (fb.width < 16 || fb.height < 16 || fb.width > 16384 || fb.height > 16384)
+    throw Error("--size must be WxH within 16..16384", ExitCode::kUsage);
+  if (!(fb.quality > 0) || !std::isfinite(fb.quality)) throw Error("--quality must be positive", ExitCode::kUsage);
+  std::vector<fs::path> files(fb.files.begin(), fb.files.end());
+  if (files.empty()) {
+    fs::path dir = o.examples_dir.empty() ? fs::path("examples/flames") : fs::path(o.examples_dir);
+    if (!fs::is_directory(dir)) dir = fs::path(PROCGEN_SOURCE_DIR) / "examples" / "flames";
+    for (const char* c : {"linear", "mixed", "trig"}) files.push_back(dir / (std::string(c) + ".flam3"));
+  }
+  const std::vector<Column> columns = makeColumns(o);
+  int peer_threads = fb.peer_threads;
+  if (peer_threads <= 0)
+    for (const Column& c : columns)
+      if (c.execution.backend == Backend::kCpu) peer_threads = std::max(peer_threads, effectiveThreads(c.execution));
+  if (peer_threads <= 0) peer_threads = 1;
+  const bool peer = fb.peer && haveFlam3Render();
+  if (fb.peer && !peer) std::fprintf(stderr, "warning: flam3-render not found (Debian flam3-utils): no peer column\n");
+
+  const fs::path scratch = fs::temp_directory_path() / ("procgen_bench_flame_" + std::to_string(::getpid()));
+  fs::create_directories(scratch);
+  struct RemoveScratch {
+    fs::path dir;
+    ~RemoveScratch() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } remove_scratch{scratch};
+  const std::string size = std::to_string(fb.width) + "x" + std::to_string(fb.height);
+  char quality_text[32];
+  std::snprintf(quality_text, sizeof quality_text, "%.17g", fb.quality);
+
+  std::vector<FlameClassRow> rows;
+  for (const fs::path& file : files) {
+    FlameClassRow row = loadFlameClass(file, fb);
+    if (stderrIsTerminal()) std::fprintf(stderr, "bench flame: %s ...\n", row.name.c_str());
+    FlameRenderOptions options;
+    options.quality = fb.quality;
+    options.width = fb.width;
+    options.height = fb.height;
+    row.iter.assign(columns.size(), {});
+    row.render = timeColumns(columns, o.repeat, o.fresh_memory, row.failure, [&](const Column& c) {
+      double iter_ms = 0;
+      for (const FlameGenome& g : row.genomes) {
+        FlameRenderStats stats;
+        (void)renderFlame(g, options, c.execution, &stats);
+        iter_ms += stats.iter_ms;
+      }
+      row.iter[static_cast<size_t>(&c - columns.data())].push_back(iter_ms);
+    });
+    for (std::vector<double>& v : row.iter)
+      if (!v.empty()) v.erase(v.begin());  // the untimed warm-up run
+    if (o.cold_runs > 0) {
+      const std::string args = "flame " + quoted(row.file) + " --size " + size + " --quality " + quality_text +
+                               " -q --stats-json - -o " + quoted(scratch / "cold.png");
+      oneShotRounds(columns, o.cold_runs, {&row.cold_wall, &row.cold_iter},
+                    [&](const Column& c, std::vector<double>& got) {
+                      const auto t0 = std::chrono::steady_clock::now();
+                      const std::optional<std::string> json = runSelf(args + executionArgs(c));
+                      got[0] = json ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                                          .count()
+                                    : -1.0;
+                      got[1] = json ? jsonField(*json, "iter_ms") : -1.0;
+                    });
+    }
+    if (peer) {
+      std::error_code ec;
+      const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+      char vars[256];
+      std::snprintf(vars, sizeof vars, "env qs=%.17g ss=%.17g nthreads=%d isaac_seed=1 verbose=0 ", row.qs, row.ss,
+                    peer_threads);
+      const std::string in = " in=" + quoted(row.file) + " prefix=" + quoted(scratch / "peer.");
+      for (int r = 0; r < std::max(1, o.cold_runs); ++r) {
+        // Take turns, starting with the other program every round.
+        const double a = timedShell(vars + in + " " + (r % 2 ? "flam3-render" : shellQuote(self) + " flam3-render"));
+        const double b = timedShell(vars + in + " " + (r % 2 ? shellQuote(self) + " flam3-render" : "flam3-render"));
+        row.peer_procgen.push_back(r % 2 ? b : a);
+        row.peer_flam3.push_back(r % 2 ? a : b);
+      }
+    }
+    if (!row.failure.empty()) std::fprintf(stderr, "warning: %s: %s\n", row.name.c_str(), row.failure.c_str());
+    rows.push_back(std::move(row));
+  }
+
+  auto medianOr = [](const std::vector<double>& v) {
+    std::vector<double> ok;
+    for (double x : v)
+      if (x >= 0) ok.push_back(x);
+    return ok.empty() ? -1.0 : median(ok);
+  };
+  std::printf("Flames at %dx%d, quality %s (plotted samples = quality x width x height per flame); steady: median of "
+              "%d runs in this process (%s), columns in turn, speedup = median of per-round ratios against serial "
+              "(IQR); M samples/s = samples / iteration ms; cold: median of %d fresh `procgen flame FILE --size %s "
+              "--quality %s -o x.png` processes (wall: process start to exit, PNG written). Hardware threads: %d.\n\n",
+              fb.width, fb.height, quality_text, o.repeat, o.fresh_memory ? "fresh memory" : "memory reused",
+              o.cold_runs, size.c_str(), quality_text, effectiveThreads(Execution{Backend::kCpu, 0}));
+  std::printf("| class | flames | M samples | column | iterate ms | M samples/s | render ms | speedup (IQR) | cold "
+              "M samples/s | cold wall ms |\n|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const FlameClassRow& r : rows)
+    for (size_t k = 0; k < columns.size(); ++k) {
+      const double iter_ms = medianOr(r.iter[k]);
+      const double n = static_cast<double>(r.samples);
+      std::printf("| %s | %zu | %.2f | %s | %s | %s | %s | %s | %s | %s |\n", r.name.c_str(), r.genomes.size(), n / 1e6,
+                  columns[k].label.c_str(), cell(iter_ms).c_str(), rate(n, iter_ms).c_str(),
+                  msOrUnavailable(r.render, k).c_str(), speedupCell(r.render, k).c_str(),
+                  rate(n, r.cold_iter.medianMs(k)).c_str(), cell(r.cold_wall.medianMs(k)).c_str());
+    }
+  if (peer) {
+    std::printf("\nEnd to end beside flam3-render (Debian flam3-utils): the same genome file and variables "
+                "(qs, ss giving %dx%d at quality %s, nthreads=%d, isaac_seed=1), `procgen flam3-render` and "
+                "`flam3-render` in fresh processes taking turns, %d rounds; wall time from start to exit (genome "
+                "read, every flame rendered, PNGs written); speedup = median of per-round ratios (IQR); target: "
+                ">= 3x.\n\n| class | flames | procgen s | flam3-render s | speedup (IQR) | target |\n"
+                "|---|---:|---:|---:|---:|---|\n",
+                fb.width, fb.height, quality_text, peer_threads, std::max(1, o.cold_runs));
+    for (const FlameClassRow& r : rows) {
+      const Speedup sp = pairedSpeedup(r.peer_flam3, r.peer_procgen);
+      char speed[64] = "-";
+      if (sp.valid()) std::snprintf(speed, sizeof speed, "%.2f× (%.2f–%.2f)", sp.median, sp.q1, sp.q3);
+      const double p = medianOr(r.peer_procgen), f = medianOr(r.peer_flam3);
+      char ps[32] = "-", fs_[32] = "-";
+      if (p >= 0) std::snprintf(ps, sizeof ps, "%.2f", p / 1e3);
+      if (f >= 0) std::snprintf(fs_, sizeof fs_, "%.2f", f / 1e3);
+      std::printf("| %s | %zu | %s | %s | %s | %s |\n", r.name.c_str(), r.genomes.size(), ps, fs_, speed,
+                  !sp.valid() ? "-" : sp.median >= 3.0 ? "yes" : "**no**");
+    }
+  }
+
+  Json j;
+  j["width"] = fb.width;
+  j["height"] = fb.height;
+  j["quality"] = fb.quality;
+  j["columns"] = columnsJson(columns);
+  j["peer_threads"] = peer_threads;
+  j["peer"] = peer;
+  Json classes = Json::array();
+  for (const FlameClassRow& r : rows) {
+    Json row;
+    row["class"] = r.name;
+    row["file"] = r.file.string();
+    row["flames"] = r.genomes.size();
+    row["samples"] = r.samples;
+    Json iter = Json::array(), msps = Json::array(), render = Json::array(), cold_wall = Json::array(),
+         cold_msps = Json::array();
+    for (size_t k = 0; k < columns.size(); ++k) {
+      const double it = medianOr(r.iter[k]);
+      iter.push_back(it);
+      msps.push_back(it > 0 ? static_cast<double>(r.samples) / (it * 1e3) : -1.0);
+      render.push_back(r.render.medianMs(k));
+      cold_wall.push_back(r.cold_wall.medianMs(k));
+      const double ci = r.cold_iter.medianMs(k);
+      cold_msps.push_back(ci > 0 ? static_cast<double>(r.samples) / (ci * 1e3) : -1.0);
+    }
+    row["iter_ms"] = std::move(iter);
+    row["msamples_per_s"] = std::move(msps);
+    row["render_ms"] = std::move(render);
+    row["speedup"] = speedupsJson(r.render);
+    row["cold_wall_ms"] = std::move(cold_wall);
+    row["cold_msamples_per_s"] = std::move(cold_msps);
+    if (peer) {
+      row["procgen_flam3_render_ms"] = medianOr(r.peer_procgen);
+      row["flam3_render_ms"] = medianOr(r.peer_flam3);
+      const Speedup sp = pairedSpeedup(r.peer_flam3, r.peer_procgen);
+      row["speedup_vs_flam3"] =
+          sp.valid() ? Json{{"median", sp.median}, {"q1", sp.q1}, {"q3", sp.q3}} : Json(nullptr);
+    }
+    classes.push_back(std::move(row));
+  }
+  j["classes"] = std::move(classes);
+  o.outputs.writeStats(j);
+}
+
 void setupBench(CLI::App& app) {
   CLI::App* bench =
       app.add_subcommand("bench", "Benchmarks measured side by side in one run (paper Table 2)");
@@ -1229,6 +1481,38 @@ void setupBench(CLI::App& app) {
                    "Query a tree without its sorted copy of the points (gathering them from the input)");
   common(octree, *oargs);
   octree->callback([oargs, ob] { runBenchOctree(*oargs, *ob); });
+
+  auto fargs = std::make_shared<BenchOptions>();
+  fargs->repeat = 3;
+  fargs->cold_runs = 3;
+  fargs->threads = {2};
+  auto fb = std::make_shared<FlameBenchOptions>();
+  auto flame_size = std::make_shared<std::string>("1280x720");
+  CLI::App* flame = bench->add_subcommand(
+      "flame", "Fractal flames: samples/s per genome class on every column, and end to end beside flam3-render");
+  flame->add_option("files", fb->files,
+                    "flam3 genome files, one class each (default: examples/flames/linear, mixed, trig.flam3)");
+  flame->add_option("--examples", fargs->examples_dir, "Folder of the default genomes (default: examples/flames)");
+  flame->add_option("--size", *flame_size, "Image size WxH")->capture_default_str();
+  flame->add_option("--quality", fb->quality, "Samples per pixel")->capture_default_str();
+  addInteger(*flame, "--peer-threads", fb->peer_threads,
+             "Threads of the end-to-end table, both programs (default: the largest --threads)", 1);
+  flame->add_flag("!--no-peer", fb->peer, "Do not run flam3-render");
+  common(flame, *fargs);
+  flame->callback([fargs, fb, flame_size] {
+    const size_t x = flame_size->find('x');
+    try {
+      if (x == std::string::npos) throw std::invalid_argument("x");
+      size_t used = 0;
+      fb->width = std::stoi(flame_size->substr(0, x), &used);
+      if (used != x) throw std::invalid_argument("w");
+      fb->height = std::stoi(flame_size->substr(x + 1), &used);
+      if (used != flame_size->size() - x - 1) throw std::invalid_argument("h");
+    } catch (const std::exception&) {
+      throw Error("--size must be WxH, e.g. 1280x720", ExitCode::kUsage);
+    }
+    runBenchFlame(*fargs, *fb);
+  });
 
   auto once = std::make_shared<OctreeBenchOptions>();
   auto once_dist = std::make_shared<std::string>("uniform");
