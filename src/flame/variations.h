@@ -17,6 +17,11 @@
  */
 #ifndef PROCGEN_FLAME_VARIATIONS_H
 #define PROCGEN_FLAME_VARIATIONS_H
+/* Part of xform.h, which includes it at its end after the types: include
+ * xform.h. Included on its own this file is empty (the kernel-source
+ * embedder expands #include lines without include guards, so it cannot
+ * include xform.h back). */
+#ifdef PROCGEN_FLAME_XFORM_H
 
 #define PG_FLAME_PI 3.14159265358979323846f
 #define PG_FLAME_EPS 1e-10f /* flam3's EPS (private.h) */
@@ -301,8 +306,8 @@ PROCGEN_FN void pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput* in, P
       oy = s * in->sina;
     } break;
     case 22: { /* fan */
-      float dx = prm[PG_FLAME_D_FAN_DX], half = 0.5f * dx, a = in->atan_xy, s = w * r;
-      a += PG_FMOD(a + affine[5], dx) > half ? -half : half;
+      float dx = prm[PG_FLAME_D_FAN_DX], half_dx = 0.5f * dx, a = in->atan_xy, s = w * r;
+      a += PG_FMOD(a + affine[5], dx) > half_dx ? -half_dx : half_dx;
       ox = s * PG_COS(a);
       oy = s * PG_SIN(a);
     } break;
@@ -317,10 +322,10 @@ PROCGEN_FN void pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput* in, P
       oy = w * (PG_SIN(prm[PG_FLAME_P_PDJ_C] * tx) - PG_COS(prm[PG_FLAME_P_PDJ_D] * ty));
       break;
     case 25: { /* fan2 */
-      float dx = prm[PG_FLAME_D_FAN2_DX], half = 0.5f * dx, a = in->atan_xy, s = w * r;
+      float dx = prm[PG_FLAME_D_FAN2_DX], half_dx = 0.5f * dx, a = in->atan_xy, s = w * r;
       float ady = a + prm[PG_FLAME_P_FAN2_Y];
       float t = ady - dx * PG_TRUNC(ady / dx);
-      a += t > half ? -half : half;
+      a += t > half_dx ? -half_dx : half_dx;
       ox = s * PG_SIN(a);
       oy = s * PG_COS(a);
     } break;
@@ -869,4 +874,5 @@ PROCGEN_FN int pgFlameApplyXform(const PgFlameXform* xf, PROCGEN_GLOBAL const Pg
   return PG_FABS(sx) <= PG_FLAME_BAD_VALUE_LIMIT && PG_FABS(sy) <= PG_FLAME_BAD_VALUE_LIMIT;
 }
 
+#endif /* PROCGEN_FLAME_XFORM_H */
 #endif /* PROCGEN_FLAME_VARIATIONS_H */
