@@ -43,6 +43,8 @@ typedef ulong pg_u64;
 #define PG_FMAX fmax
 #define PG_SINH sinh
 #define PG_COSH cosh
+#define PG_TANH tanh
+#define PG_EXPM1 expm1
 #define PG_LOG10 log10
 #define PG_LOG1P log1p
 #define PG_FMOD fmod
@@ -78,6 +80,8 @@ typedef uint64_t pg_u64;
 #define PG_FMAX std::fmax
 #define PG_SINH std::sinh
 #define PG_COSH std::cosh
+#define PG_TANH std::tanh
+#define PG_EXPM1 std::expm1
 #define PG_LOG10 std::log10
 #define PG_LOG1P std::log1p
 #define PG_FMOD std::fmod

@@ -180,6 +180,25 @@ PROCGEN_FN float pgFlameRandGauss4(PgFlameRng* rng) {
   return (float)(s - 33554432) * (1.0f / 16777216.0f); /* (s − 2·2^24) / 2^24 */
 }
 
+/* sinh x and cosh x from one expm1 of |x|: with m = e^|x| − 1 ≥ 0,
+ * sinh |x| = (m + m/(m + 1)) / 2 keeps its digits near 0 and
+ * cosh x = (e^|x| + e^-|x|) / 2. */
+PROCGEN_FN void pgFlameSinhCosh(float x, float* sh, float* ch) {
+  float m = PG_EXPM1(PG_FABS(x)), e = m + 1.0f;
+  float s = 0.5f * (m + m / e);
+  *sh = x < 0.0f ? -s : s;
+  *ch = 0.5f * (e + 1.0f / e);
+}
+
+/* For the complex tan … coth family with hyperbolic argument h and circular
+ * argument c: tanh h, sech h = 1 / cosh h (both finite for every h), sin c, cos c. */
+PROCGEN_FN void pgFlameComplexTrigParts(float h, float c, float* th, float* se, float* sc, float* cc) {
+  *th = PG_TANH(h);
+  *se = 1.0f / PG_COSH(h);
+  *sc = PG_SIN(c);
+  *cc = PG_COS(c);
+}
+
 /* (|z + 1| + |z − 1|) / 2 − 1 for z = x + iy (edisc, elliptic), without the
  * cancellation of subtracting 1 in float: |z ± 1| − 1 = (r² ± 2x) / (|z ± 1| + 1). */
 PROCGEN_FN float pgFlameEllipticXmaxMinus1(float x, float r2, float* xmax) {
@@ -295,9 +314,10 @@ PROCGEN_FN void pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput* in, P
       oy = s * in->sina;
     } break;
     case 20: { /* cosine */
-      float a = pi * tx;
-      ox = w * PG_COS(a) * PG_COSH(ty);
-      oy = -w * PG_SIN(a) * PG_SINH(ty);
+      float a = pi * tx, sh, ch;
+      pgFlameSinhCosh(ty, &sh, &ch);
+      ox = w * PG_COS(a) * ch;
+      oy = -w * PG_SIN(a) * sh;
     } break;
     case 21: { /* rings */
       float dx = prm[PG_FLAME_D_RINGS_DX];
@@ -575,10 +595,11 @@ PROCGEN_FN void pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput* in, P
       float a1 = PG_LOG1P(xm1 + PG_SQRT(xm1)); /* log(xmax + sqrt(xmax − 1)) */
       float a2 = -PG_ACOS(tx / xmax);
       float s = w / 11.57034632f;
-      float snv = PG_SIN(a1);
+      float snv = PG_SIN(a1), sh, ch;
       if (ty > 0.0f) snv = -snv;
-      ox = s * PG_COSH(a2) * PG_COS(a1);
-      oy = s * PG_SINH(a2) * snv;
+      pgFlameSinhCosh(a2, &sh, &ch);
+      ox = s * ch * PG_COS(a1);
+      oy = s * sh * snv;
     } break;
     case 62: { /* elliptic */
       float xmax;
@@ -720,73 +741,90 @@ PROCGEN_FN void pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput* in, P
       ox = w * 0.5f * PG_LOG(r2);
       oy = w * in->atan_yx;
       break;
-    case 84: /* sin */
-      ox = w * PG_SIN(tx) * PG_COSH(ty);
-      oy = w * PG_COS(tx) * PG_SINH(ty);
-      break;
-    case 85: /* cos */
-      ox = w * PG_COS(tx) * PG_COSH(ty);
-      oy = -(w * PG_SIN(tx) * PG_SINH(ty));
-      break;
-    /* tan, sec, csc, cot and their hyperbolic twins: flam3's denominators
-     * cos 2x + cosh 2y = 2 (cos² x + sinh² y) and cosh 2y − cos 2x =
-     * 2 (sinh² y + sin² x) written as sums of squares, which do not cancel
-     * near the poles and need four calls instead of six. */
+    case 84: { /* sin */
+      float sh, ch;
+      pgFlameSinhCosh(ty, &sh, &ch);
+      ox = w * PG_SIN(tx) * ch;
+      oy = w * PG_COS(tx) * sh;
+    } break;
+    case 85: { /* cos */
+      float sh, ch;
+      pgFlameSinhCosh(ty, &sh, &ch);
+      ox = w * PG_COS(tx) * ch;
+      oy = -(w * PG_SIN(tx) * sh);
+    } break;
+    /* tan, sec, csc, cot and their hyperbolic twins through
+     * pgFlameComplexTrigParts: flam3's denominators cos 2x + cosh 2y and
+     * cosh 2y − cos 2x are 2 (cos² x + sinh² y) and 2 (sin² x + sinh² y);
+     * numerator and denominator are divided by cosh² y so that nothing
+     * cancels near the poles and nothing overflows for large |y|. */
     case 86: { /* tan */
-      float snx = PG_SIN(tx), cx = PG_COS(tx), shy = PG_SINH(ty), chy = PG_COSH(ty);
-      float d = w / (cx * cx + shy * shy);
-      ox = d * snx * cx;
-      oy = d * shy * chy;
+      float th, se, sc, cc;
+      pgFlameComplexTrigParts(ty, tx, &th, &se, &sc, &cc);
+      float d = w / (cc * cc * se * se + th * th);
+      ox = d * sc * cc * se * se;
+      oy = d * th;
     } break;
     case 87: { /* sec */
-      float snx = PG_SIN(tx), cx = PG_COS(tx), shy = PG_SINH(ty), chy = PG_COSH(ty);
-      float d = w / (cx * cx + shy * shy);
-      ox = d * cx * chy;
-      oy = d * snx * shy;
+      float th, se, sc, cc;
+      pgFlameComplexTrigParts(ty, tx, &th, &se, &sc, &cc);
+      float d = w / (cc * cc * se * se + th * th);
+      ox = d * cc * se;
+      oy = d * sc * th * se;
     } break;
     case 88: { /* csc */
-      float snx = PG_SIN(tx), cx = PG_COS(tx), shy = PG_SINH(ty), chy = PG_COSH(ty);
-      float d = w / (shy * shy + snx * snx);
-      ox = d * snx * chy;
-      oy = -(d * cx * shy);
+      float th, se, sc, cc;
+      pgFlameComplexTrigParts(ty, tx, &th, &se, &sc, &cc);
+      float d = w / (sc * sc * se * se + th * th);
+      ox = d * sc * se;
+      oy = -(d * cc * th * se);
     } break;
     case 89: { /* cot */
-      float snx = PG_SIN(tx), cx = PG_COS(tx), shy = PG_SINH(ty), chy = PG_COSH(ty);
-      float d = w / (shy * shy + snx * snx);
-      ox = d * snx * cx;
-      oy = -(d * shy * chy);
+      float th, se, sc, cc;
+      pgFlameComplexTrigParts(ty, tx, &th, &se, &sc, &cc);
+      float d = w / (sc * sc * se * se + th * th);
+      ox = d * sc * cc * se * se;
+      oy = -(d * th);
     } break;
-    case 90: /* sinh */
-      ox = w * PG_SINH(tx) * PG_COS(ty);
-      oy = w * PG_COSH(tx) * PG_SIN(ty);
-      break;
-    case 91: /* cosh */
-      ox = w * PG_COSH(tx) * PG_COS(ty);
-      oy = w * PG_SINH(tx) * PG_SIN(ty);
-      break;
+    case 90: { /* sinh */
+      float sh, ch;
+      pgFlameSinhCosh(tx, &sh, &ch);
+      ox = w * sh * PG_COS(ty);
+      oy = w * ch * PG_SIN(ty);
+    } break;
+    case 91: { /* cosh */
+      float sh, ch;
+      pgFlameSinhCosh(tx, &sh, &ch);
+      ox = w * ch * PG_COS(ty);
+      oy = w * sh * PG_SIN(ty);
+    } break;
     case 92: { /* tanh */
-      float sny = PG_SIN(ty), cy = PG_COS(ty), shx = PG_SINH(tx), chx = PG_COSH(tx);
-      float d = w / (cy * cy + shx * shx);
-      ox = d * shx * chx;
-      oy = d * sny * cy;
+      float th, se, sc, cc;
+      pgFlameComplexTrigParts(tx, ty, &th, &se, &sc, &cc);
+      float d = w / (cc * cc * se * se + th * th);
+      ox = d * th;
+      oy = d * sc * cc * se * se;
     } break;
     case 93: { /* sech */
-      float sny = PG_SIN(ty), cy = PG_COS(ty), shx = PG_SINH(tx), chx = PG_COSH(tx);
-      float d = w / (cy * cy + shx * shx);
-      ox = d * cy * chx;
-      oy = -(d * sny * shx);
+      float th, se, sc, cc;
+      pgFlameComplexTrigParts(tx, ty, &th, &se, &sc, &cc);
+      float d = w / (cc * cc * se * se + th * th);
+      ox = d * cc * se;
+      oy = -(d * sc * th * se);
     } break;
     case 94: { /* csch */
-      float sny = PG_SIN(ty), cy = PG_COS(ty), shx = PG_SINH(tx), chx = PG_COSH(tx);
-      float d = w / (shx * shx + sny * sny);
-      ox = d * shx * cy;
-      oy = -(d * chx * sny);
+      float th, se, sc, cc;
+      pgFlameComplexTrigParts(tx, ty, &th, &se, &sc, &cc);
+      float d = w / (sc * sc * se * se + th * th);
+      ox = d * th * se * cc;
+      oy = -(d * se * sc);
     } break;
     case 95: { /* coth (flam3's imaginary part has the opposite sign of coth z) */
-      float sny = PG_SIN(ty), cy = PG_COS(ty), shx = PG_SINH(tx), chx = PG_COSH(tx);
-      float d = w / (shx * shx + sny * sny);
-      ox = d * shx * chx;
-      oy = d * sny * cy;
+      float th, se, sc, cc;
+      pgFlameComplexTrigParts(tx, ty, &th, &se, &sc, &cc);
+      float d = w / (sc * sc * se * se + th * th);
+      ox = d * th;
+      oy = d * sc * cc * se * se;
     } break;
     case 96: { /* auger */
       float freq = prm[PG_FLAME_P_AUGER_FREQ], aw = prm[PG_FLAME_P_AUGER_WEIGHT];

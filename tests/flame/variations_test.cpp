@@ -787,3 +787,29 @@ TEST(FlameVariations, ParameterLayoutFollowsTheCatalogue) {
   // The pre_blur weight is where pgFlameApplyXform reads it.
   EXPECT_EQ(table.params[table.xforms[1].param_begin + PG_FLAME_D_PRE_BLUR_WEIGHT], 0.2f);
 }
+
+// The complex tan … coth family keeps flam3's (double) range: a hyperbolic
+// argument of ±60 overflows cosh in float but not the result, which must be
+// flam3's value and not a bad value.
+TEST(FlameVariations, ComplexTrigKeepsFlam3sRangeForLargeArguments) {
+  const std::array<float, 2> points[] = {{0.3f, 60.0f}, {0.3f, -60.0f}, {60.0f, 0.3f}, {-60.0f, 0.3f}, {1.2f, 95.0f}};
+  for (int v = 86; v <= 95; ++v) {
+    if (v == 90 || v == 91) continue;  // sinh, cosh: genuinely beyond 1e10 there
+    FlameXform xf;  // identity affine: the points are the arguments
+    xf.variations = {{v, 0.7}};
+    const flame::XformTable table = compileOne(xf);
+    for (const auto& pt : points) {
+      SCOPED_TRACE(std::string(flameVariationName(v)) + " at (" + std::to_string(pt[0]) + ", " + std::to_string(pt[1]) + ")");
+      PgFlameRng rng = testRng();
+      ReplayRng replay{rng};
+      bool defined = true;
+      const RefPoint want = referenceApply(xf, pt[0], pt[1], 0.0f, replay, defined);
+      ASSERT_FALSE(want.bad);
+      PgFlamePoint p{pt[0], pt[1], 0.0f};
+      ASSERT_EQ(apply(table, p, rng), 1) << "(" << p.x << ", " << p.y << ")";
+      const double size = std::max({std::fabs(want.x), std::fabs(want.y), 1e-3});
+      EXPECT_LE(distance(p.x, p.y, want.x, want.y), kRelTol * size)
+          << "got (" << p.x << ", " << p.y << "), reference (" << want.x << ", " << want.y << ")";
+    }
+  }
+}
