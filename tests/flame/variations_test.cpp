@@ -619,11 +619,10 @@ TEST(FlameVariations, EveryCatalogueIndexIsImplemented) {
   // Outside the catalogue: nothing (the reader never produces one).
   PgFlameVarInput in{0.5f, 0.25f, 0.3125f, std::sqrt(0.3125f), 0.0f, 0.0f, 0.0f, 0.0f};
   PgFlameRng rng = testRng();
-  float sx = 0.0f, sy = 0.0f;
   const flame::XformTable table = compileOne(testXform({{0, 1.0}}));
-  pgFlameVariation(kFlameVariationCount, 1.0f, &in, table.params.data(), table.xforms[0].affine, &rng, &sx, &sy);
-  EXPECT_EQ(sx, 0.0f);
-  EXPECT_EQ(sy, 0.0f);
+  const PgFlameVec2 d = pgFlameVariation(kFlameVariationCount, 1.0f, &in, table.params.data(), table.xforms[0].affine, &rng);
+  EXPECT_EQ(d.x, 0.0f);
+  EXPECT_EQ(d.y, 0.0f);
 }
 
 // The flags compiled for each variation cover every precalculation it reads:
