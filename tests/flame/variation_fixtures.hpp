@@ -29,7 +29,7 @@ inline const std::vector<std::pair<std::string_view, double>>& testParams() {
       {"juliascope_dist", 1.6},   {"radial_blur_angle", 0.4}, {"pie_slices", 7.0},
       {"pie_rotation", 0.3},      {"pie_thickness", 0.6},     {"ngon_sides", 6.0},
       {"ngon_power", 2.5},        {"ngon_circle", 0.8},       {"ngon_corners", 1.7},
-      {"curl_c1", 0.6},           {"curl_c2", 0.25},          {"rectangles_x", 0.65},
+      {"curl_c1", 0.6},           {"curl_c2", 0.25},          {"rectangles_x", 0.57},
       {"rectangles_y", 1.3},      {"disc2_rot", 0.8},         {"disc2_twist", 7.0},
       {"super_shape_rnd", 0.3},   {"super_shape_m", 5.0},     {"super_shape_n1", 1.5},
       {"super_shape_n2", 2.5},    {"super_shape_n3", 0.8},    {"super_shape_holes", 0.1},
