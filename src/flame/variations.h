@@ -184,10 +184,10 @@ PROCGEN_FN float pgFlameRandGauss4(PgFlameRng* rng) {
  * sinh |x| = (m + m/(m + 1)) / 2 keeps its digits near 0 and
  * cosh x = (e^|x| + e^-|x|) / 2. */
 PROCGEN_FN void pgFlameSinhCosh(float x, float* sh, float* ch) {
-  float m = PG_EXPM1(PG_FABS(x)), e = m + 1.0f;
-  float s = 0.5f * (m + m / e);
+  float m = PG_EXPM1(PG_FABS(x)), e = m + 1.0f, inv = 1.0f / e;
+  float s = 0.5f * (m + m * inv);
   *sh = x < 0.0f ? -s : s;
-  *ch = 0.5f * (e + 1.0f / e);
+  *ch = 0.5f * (e + inv);
 }
 
 /* For the complex tan … coth family with hyperbolic argument h and circular
