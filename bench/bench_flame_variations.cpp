@@ -49,14 +49,19 @@ void stepXform(benchmark::State& state, const flame::XformTable& table) {
     benchmark::DoNotOptimize(points.data());
   }
   state.SetItemsProcessed(state.iterations() * kPoints);
-  state.counters["ns_per_call"] = benchmark::Counter(static_cast<double>(state.iterations()) * kPoints,
-                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
-                                                     benchmark::Counter::kIs1000);
-  state.counters["bad_fraction"] = static_cast<double>(bad) / (static_cast<double>(state.iterations()) * kPoints);
+  state.counters["ns_per_call"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * kPoints,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
+  state.counters["bad_fraction"] =
+      static_cast<double>(bad) / (static_cast<double>(state.iterations()) * kPoints);
 }
 
-void BM_FlameApplyXformLinear(benchmark::State& state) { stepXform(state, tableFor({{0, 1.0}})); }
-void BM_FlameApplyXformSpherical(benchmark::State& state) { stepXform(state, tableFor({{2, 1.0}})); }
+void BM_FlameApplyXformLinear(benchmark::State& state) {
+  stepXform(state, tableFor({{0, 1.0}}));
+}
+void BM_FlameApplyXformSpherical(benchmark::State& state) {
+  stepXform(state, tableFor({{2, 1.0}}));
+}
 // sinusoidal, swirl, polar, julia, exponential, sin, tanh.
 void BM_FlameApplyXformTrigMix(benchmark::State& state) {
   stepXform(state, tableFor({{1, 0.2}, {3, 0.15}, {5, 0.1}, {13, 0.2}, {18, 0.1}, {84, 0.15}, {92, 0.1}}));
@@ -70,8 +75,9 @@ const bool kRegistered = [] {
   for (int v = 0; v < kFlameVariationCount; ++v) {
     std::vector<std::pair<int, double>> terms = {{v, 0.8}};
     if (v == 67) terms = {{0, 0.8}, {67, 0.3}};
-    benchmark::RegisterBenchmark(("FlameVariation/" + std::string(flameVariationName(v))).c_str(),
-                                 [table = tableFor(terms)](benchmark::State& state) { stepXform(state, table); });
+    benchmark::RegisterBenchmark(
+        ("FlameVariation/" + std::string(flameVariationName(v))).c_str(),
+        [table = tableFor(terms)](benchmark::State& state) { stepXform(state, table); });
   }
   return true;
 }();

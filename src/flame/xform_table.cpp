@@ -89,7 +89,8 @@ void appendDerived(const FlameXform& xf, double pre_blur_weight, float* d) {
       1.0 - p(PG_FLAME_P_WEDGE_JULIA_ANGLE) * p(PG_FLAME_P_WEDGE_JULIA_COUNT) / (2.0 * kPi));
   set(PG_FLAME_D_WEDGE_JULIA_RN, std::fabs(p(PG_FLAME_P_WEDGE_JULIA_POWER)));
   set(PG_FLAME_D_WEDGE_JULIA_CN, p(PG_FLAME_P_WEDGE_JULIA_DIST) / p(PG_FLAME_P_WEDGE_JULIA_POWER) / 2.0);
-  set(PG_FLAME_D_WEDGE_SPH_COMP, 1.0 - p(PG_FLAME_P_WEDGE_SPH_ANGLE) * p(PG_FLAME_P_WEDGE_SPH_COUNT) / (2.0 * kPi));
+  set(PG_FLAME_D_WEDGE_SPH_COMP,
+      1.0 - p(PG_FLAME_P_WEDGE_SPH_ANGLE) * p(PG_FLAME_P_WEDGE_SPH_COUNT) / (2.0 * kPi));
 }
 
 void append(XformTable& table, const FlameXform& xf, double opacity) {
@@ -116,7 +117,8 @@ void append(XformTable& table, const FlameXform& xf, double opacity) {
   table.xforms.push_back(out);
 }
 
-static_assert(PG_FLAME_P_COUNT == kFlameParamCount, "variations.h lists flam3's parameters in catalogue order");
+static_assert(PG_FLAME_P_COUNT == kFlameParamCount,
+              "variations.h lists flam3's parameters in catalogue order");
 
 }  // namespace
 

@@ -122,7 +122,8 @@ TEST(OpenCLFlameVariations, AllVariationsMatchTheHost) {
       worst_v = static_cast<int>(xi);
     }
   }
-  RecordProperty("worst_relative_error", std::to_string(worst) + " (" + std::string(flameVariationName(worst_v)) + ")");
+  RecordProperty("worst_relative_error",
+                 std::to_string(worst) + " (" + std::string(flameVariationName(worst_v)) + ")");
 }
 
 }  // namespace
