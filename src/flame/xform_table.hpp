@@ -28,7 +28,7 @@ struct XformTable {
   std::vector<PgFlameXform> xforms;  ///< genome.xforms in order, then the final xform
   std::vector<PgFlameTerm> terms;
   std::vector<float> params;
-  int iterated_count = 0;  ///< xforms chosen by the chaos game (the final is not)
+  int iterated_count = 0;            ///< xforms chosen by the chaos game (the final is not)
   bool has_final = false;
 };
 
