@@ -41,6 +41,15 @@ typedef ulong pg_u64;
 #define PG_FABS fabs
 #define PG_FMIN fmin
 #define PG_FMAX fmax
+#define PG_SINH sinh
+#define PG_COSH cosh
+#define PG_TANH tanh
+#define PG_EXPM1 expm1
+#define PG_LOG10 log10
+#define PG_LOG1P log1p
+#define PG_FMOD fmod
+#define PG_TRUNC trunc
+#define PG_RINT rint
 #else
 #include <cmath>
 #include <cstdint>
@@ -69,6 +78,15 @@ typedef uint64_t pg_u64;
 #define PG_FABS std::fabs
 #define PG_FMIN std::fmin
 #define PG_FMAX std::fmax
+#define PG_SINH std::sinh
+#define PG_COSH std::cosh
+#define PG_TANH std::tanh
+#define PG_EXPM1 std::expm1
+#define PG_LOG10 std::log10
+#define PG_LOG1P std::log1p
+#define PG_FMOD std::fmod
+#define PG_TRUNC std::trunc
+#define PG_RINT std::rint /* round half to even in the default rounding mode, as OpenCL's rint */
 #endif
 
 #endif /* PROCGEN_COMMON_CLC_H */
