@@ -1,0 +1,42 @@
+// The opencl chaos game with its launch choices exposed, for the tests and
+// measurements; flame::iterateOpenCL (flame/flame_stages.hpp) is this with
+// the defaults.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "flame/flame_stages.hpp"
+
+namespace procgen::flame {
+
+enum class OpenCLAccumulation : uint8_t {
+  kAuto,          ///< fixed point when the device has 64-bit atomics, else float atomics
+  kFixedPoint,    ///< 64-bit integer atomics (atom_add): exact, order-independent → deterministic
+  kFloatAtomics,  ///< float adds by atomic_cmpxchg loops: order-dependent rounding
+};
+
+struct OpenCLIterateTuning {
+  /// Points advanced per step: 0 = chosen from the samples and the device;
+  /// otherwise a power of 4 in [2^14, 2^22].
+  uint32_t points = 0;
+  /// Run the xaos path (draw, group, iterate) even for genomes without xaos.
+  bool grouped = false;
+  OpenCLAccumulation accumulation = OpenCLAccumulation::kAuto;
+  /// Work-group size of the step kernels; 0 = the default.
+  size_t work_group = 0;
+};
+
+/// What a run chose (for measurements and tests).
+struct OpenCLIterateReport {
+  uint32_t points = 0;
+  uint64_t steps = 0;  ///< fuse included
+  bool grouped = false;
+  bool fixed_point = false;
+};
+
+FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistogramLayout& layout,
+                                  const FlameRenderOptions& options, const Execution& execution,
+                                  const OpenCLIterateTuning& tuning, OpenCLIterateReport* report = nullptr);
+
+}  // namespace procgen::flame
