@@ -26,15 +26,23 @@
  * is applied to the plotted copy only; opacity weights the plot.
  *
  * Accumulation (rect.c): r, g, b, a += visibility · colour, count +=
- * visibility · 255 into the bucket. PG_FLAME_FIXED_POINT=1 adds 64-bit
- * fixed-point integers (atom_add, cl_khr_int64_base_atomics): exact and
- * independent of the order of the additions, so a seed gives the same
- * histogram on every run. PG_FLAME_FIXED_POINT=0 adds floats with
+ * visibility · 255 into the cell's bucket, either
+ *  - PG_FLAME_BANDED=0: directly from the step, atomics at random cells; or
+ *  - PG_FLAME_BANDED=1: the plotted steps write one record per work-item, the
+ *    records are binned by band of the histogram and added band by band with
+ *    the band's cells in cache (the kernels at the end of this file).
+ * PG_FLAME_FIXED_POINT=1 sums 64-bit fixed-point integers (atom_add,
+ * cl_khr_int64_base_atomics): exact and independent of the order of the
+ * additions, so a seed gives the same histogram on every run and both ways
+ * of plotting give the same bits. PG_FLAME_FIXED_POINT=0 sums floats with
  * atomic_cmpxchg loops (core OpenCL; order-dependent rounding).
  */
 #include "flame/opencl/iterate.h"
 #include "flame/xform.h"
 
+#ifndef PG_FLAME_BANDED
+#define PG_FLAME_BANDED 0
+#endif
 #ifndef PG_FLAME_FIXED_POINT
 #define PG_FLAME_FIXED_POINT 1
 #endif
@@ -89,12 +97,18 @@ inline uint flameXformOf(__global const uint* start, uint count, uint i) {
 /* ---- accumulation ------------------------------------------------------- */
 
 #if PG_FLAME_FIXED_POINT
-inline void flameAdd(__global PgFlameAccum* cell, float value, float scale) {
-  atom_add(cell, convert_long_rte(value * scale));
+inline void flameAdd(__global PgFlameAccum* cell, float value, float scale, uint exclusive) {
+  const long units = convert_long_rte(value * scale);
+  if (exclusive) *cell += units;
+  else atom_add(cell, units);
 }
 #else
-inline void flameAdd(__global PgFlameAccum* cell, float value, float scale) {
+inline void flameAdd(__global PgFlameAccum* cell, float value, float scale, uint exclusive) {
   (void)scale;
+  if (exclusive) {
+    *cell = as_uint(as_float(*cell) + value);
+    return;
+  }
   volatile __global uint* word = (volatile __global uint*)cell;
   uint seen = *word;
   for (;;) {
@@ -105,21 +119,27 @@ inline void flameAdd(__global PgFlameAccum* cell, float value, float scale) {
 }
 #endif
 
-/* Plots (x, y, colour) with weight `visibility` (rect.c iter_thread). */
-inline void flamePlot(const PgFlameCamera cam, __global const float* palette, uint palette_linear,
-                      __global PgFlameAccum* histogram, float x, float y, float color, float visibility) {
+/* The histogram cell of world point (x, y), or PG_FLAME_NO_CELL when it is
+ * out of view (rect.c iter_thread: rotation about the centre, bounds). */
+inline uint flameCellOf(const PgFlameCamera cam, float x, float y) {
   if (cam.rotate) {
     const float dx = x - cam.center_x, dy = y - cam.center_y;
     x = dx * cam.cos_rot - dy * cam.sin_rot + cam.center_x;
     y = dx * cam.sin_rot + dy * cam.cos_rot + cam.center_y;
   }
   /* NaN fails these comparisons too. */
-  if (!(x >= cam.x0 && y >= cam.y0 && x <= cam.x1 && y <= cam.y1)) return;
+  if (!(x >= cam.x0 && y >= cam.y0 && x <= cam.x1 && y <= cam.y1)) return PG_FLAME_NO_CELL;
   const int ix = (int)((x - cam.x0) * cam.cells_per_x);
   const int iy = (int)((y - cam.y0) * cam.cells_per_y);
   /* flam3 lets x == x1 index one past the row; such points are dropped here. */
-  if (ix >= cam.width || iy >= cam.height) return;
+  if (ix >= cam.width || iy >= cam.height) return PG_FLAME_NO_CELL;
+  return (uint)iy * (uint)cam.width + (uint)ix;
+}
 
+/* Adds palette colour `color` × visibility to the bucket of `cell` (rect.c:
+ * step mode takes entry ⌊256·color⌋, linear mode blends it with the next). */
+inline void flameAccumulate(__global PgFlameAccum* histogram, uint cell, __global const float* palette,
+                            uint palette_linear, float color, float visibility, float scale, uint exclusive) {
   const float index = color * 256.0f;
   int ci = (int)index;
   float rgba[4];
@@ -139,27 +159,35 @@ inline void flamePlot(const PgFlameCamera cam, __global const float* palette, ui
     ci = ci < 0 ? 0 : (ci > 255 ? 255 : ci);
     for (int k = 0; k < 4; ++k) rgba[k] = palette[4 * ci + k];
   }
-  __global PgFlameAccum* bucket = histogram + 5 * ((long)iy * cam.width + ix);
-  for (int k = 0; k < 4; ++k) flameAdd(bucket + k, visibility * rgba[k], cam.fixed_scale);
-  flameAdd(bucket + 4, visibility * 255.0f, cam.fixed_scale);
+  __global PgFlameAccum* bucket = histogram + 5 * (size_t)cell;
+  for (int k = 0; k < 4; ++k) flameAdd(bucket + k, visibility * rgba[k], scale, exclusive);
+  flameAdd(bucket + 4, visibility * 255.0f, scale, exclusive);
 }
 
 /* ---- one chaos-game step ------------------------------------------------ */
+
+/* Where a step's plots go: the histogram, or (banded) one record per work-item. */
+#if PG_FLAME_BANDED
+typedef PgFlameRecord PgFlamePlotTarget;
+#else
+typedef PgFlameAccum PgFlamePlotTarget;
+#endif
 
 /* Everything a step reads besides the point: the xform tables, the plot. */
 #define PG_FLAME_STEP_PARAMS                                                                          \
   __global const PgFlameXform *xforms, __global const PgFlameTerm *terms, __global const float *params, \
       __global const float *visibility, uint final_index, ulong seed, ulong step, uint plot_limit,       \
       __global const float *palette, uint palette_linear, const PgFlameCamera cam,                      \
-      __global PgFlameAccum *histogram, __global uint *bad_values
+      __global PgFlamePlotTarget *plot_target, uint record_base, __global uint *bad_values
 #define PG_FLAME_STEP_ARGS                                                                              \
   xforms, terms, params, visibility, final_index, seed, step, plot_limit, palette, palette_linear, cam, \
-      histogram, bad_values
+      plot_target, record_base, bad_values
 
 /* Applies xform j to point p (flam3_iterate: bad results are replaced by a
  * random point and retried, the fifth in a row kept), writes it back, and
- * plots it (through the final xform) when p < plot_limit. */
-inline void flameStep(uint j, uint p, __global PgFlamePoint* points, PG_FLAME_STEP_PARAMS) {
+ * plots it (through the final xform) when p < plot_limit. Work-item `item`
+ * writes record `record_base + item` of a plotted step when banded. */
+inline void flameStep(uint item, uint j, uint p, __global PgFlamePoint* points, PG_FLAME_STEP_PARAMS) {
   PgFlameRng rng;
   pgFlameRngInit(&rng, seed, pgFlameStepStream(step, p));
   const PgFlameXform xf = xforms[j];
@@ -178,23 +206,36 @@ inline void flameStep(uint j, uint p, __global PgFlamePoint* points, PG_FLAME_ST
   }
   points[p] = point;
   if (bad) atomic_add(bad_values, bad);
+  if (plot_limit == 0u) return; /* a fuse step */
 
   const float vis = visibility[j];
-  if (p >= plot_limit || vis == 0.0f) return;
-  if (final_index != 0xffffffffu) {
-    const PgFlameXform fin = xforms[final_index];
-    if (fin.opacity == 1.0f || pgFlameRand01(&rng) < fin.opacity) {
-      PgFlamePoint q = point;
-      if (!pgFlameApplyXform(&fin, terms, params, &q, &rng)) {
-        /* apply_xform's replacement; flam3 plots it and does not count it */
-        q.x = pgFlameRand11(&rng);
-        q.y = pgFlameRand11(&rng);
+  uint cell = PG_FLAME_NO_CELL;
+  PgFlamePoint plotted = point;
+  if (p < plot_limit && vis != 0.0f) {
+    if (final_index != 0xffffffffu) {
+      const PgFlameXform fin = xforms[final_index];
+      if (fin.opacity == 1.0f || pgFlameRand01(&rng) < fin.opacity) {
+        if (!pgFlameApplyXform(&fin, terms, params, &plotted, &rng)) {
+          /* apply_xform's replacement; flam3 plots it and does not count it */
+          plotted.x = pgFlameRand11(&rng);
+          plotted.y = pgFlameRand11(&rng);
+        }
       }
-      flamePlot(cam, palette, palette_linear, histogram, q.x, q.y, q.color, vis);
-      return;
     }
+    cell = flameCellOf(cam, plotted.x, plotted.y);
   }
-  flamePlot(cam, palette, palette_linear, histogram, point.x, point.y, point.color, vis);
+#if PG_FLAME_BANDED
+  PgFlameRecord record;
+  record.cell = cell;
+  record.color = plotted.color;
+  record.visibility = vis;
+  plot_target[record_base + item] = record;
+#else
+  (void)item;
+  (void)record_base;
+  if (cell != PG_FLAME_NO_CELL)
+    flameAccumulate(plot_target, cell, palette, palette_linear, plotted.color, vis, cam.fixed_scale, 0u);
+#endif
 }
 
 /* ---- kernels ------------------------------------------------------------- */
@@ -222,7 +263,7 @@ __kernel void flameIteratePresorted(uint point_count, uint half_bits, uint4 keys
   if (i >= point_count) return;
   const uint j = flameXformOf(xform_start, xform_count, i);
   const uint p = flamePermute(i, half_bits, keys);
-  flameStep(j, p, points, PG_FLAME_STEP_ARGS);
+  flameStep(i, j, p, points, PG_FLAME_STEP_ARGS);
 }
 
 /* xaos, 1/3: every point draws its next xform from its last xform's row
@@ -281,6 +322,78 @@ __kernel void flameIterateGrouped(uint point_count, __global const uint* order, 
   if (i >= point_count) return;
   const uint j = flameXformOf(xform_start, xform_count, i);
   const uint p = order[i];
-  flameStep(j, p, points, PG_FLAME_STEP_ARGS);
+  flameStep(i, j, p, points, PG_FLAME_STEP_ARGS);
   last_xform[p] = j + 1u;
+}
+
+/* ---- banded accumulation (PG_FLAME_BANDED) -------------------------------
+ * The plotted steps of a batch leave one record per work-item; the records
+ * are binned by band (a band: 2^band_shift consecutive cells, a slab of rows
+ * that fits in a core's cache) with a counting sort — flameBandCount,
+ * flameScanCounts, flameBandScatter — and flameBandAccumulate adds each band's
+ * records with the band's cells hot in cache: one work-group per band, and
+ * plain adds instead of atomics when the group is one work-item (CPU devices;
+ * the group owns its band). */
+
+/* Counts the records of chunk get_group_id(0) per band into counts (local first). */
+__kernel void flameBandCount(uint record_count, __global const PgFlameRecord* records, uint band_shift,
+                             uint band_count, __global uint* counts) {
+  __local uint local_counts[PG_FLAME_MAX_BANDS];
+  const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+  for (uint k = lid; k < band_count; k += lsize) local_counts[k] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint begin = (uint)get_group_id(0) * PG_FLAME_BIN_CHUNK;
+  const uint end = min(record_count, begin + PG_FLAME_BIN_CHUNK);
+  for (uint r = begin + lid; r < end; r += lsize) {
+    const uint cell = records[r].cell;
+    if (cell != PG_FLAME_NO_CELL) atomic_inc(&local_counts[cell >> band_shift]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = lid; k < band_count; k += lsize)
+    if (local_counts[k]) atomic_add(&counts[k], local_counts[k]);
+}
+
+/* Moves the records of chunk get_group_id(0) to their bands: the group
+ * reserves a range per band with one global atomic, then ranks its own. */
+__kernel void flameBandScatter(uint record_count, __global const PgFlameRecord* records, uint band_shift,
+                               uint band_count, __global uint* cursor, __global PgFlameRecord* binned) {
+  __local uint local_counts[PG_FLAME_MAX_BANDS];
+  __local uint local_base[PG_FLAME_MAX_BANDS];
+  const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+  for (uint k = lid; k < band_count; k += lsize) local_counts[k] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint begin = (uint)get_group_id(0) * PG_FLAME_BIN_CHUNK;
+  const uint end = min(record_count, begin + PG_FLAME_BIN_CHUNK);
+  for (uint r = begin + lid; r < end; r += lsize) {
+    const uint cell = records[r].cell;
+    if (cell != PG_FLAME_NO_CELL) atomic_inc(&local_counts[cell >> band_shift]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = lid; k < band_count; k += lsize) {
+    const uint n = local_counts[k];
+    local_base[k] = n ? atomic_add(&cursor[k], n) : 0u;
+    local_counts[k] = 0u;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint r = begin + lid; r < end; r += lsize) {
+    const PgFlameRecord record = records[r];
+    if (record.cell == PG_FLAME_NO_CELL) continue;
+    const uint band = record.cell >> band_shift;
+    binned[local_base[band] + atomic_inc(&local_counts[band])] = record;
+  }
+}
+
+/* Adds the records of band get_group_id(0) (binned[start[b] .. start[b+1])). */
+__kernel void flameBandAccumulate(__global const uint* start, __global const PgFlameRecord* binned,
+                                  __global const float* palette, uint palette_linear, float scale,
+                                  __global PgFlameAccum* histogram) {
+  const uint band = (uint)get_group_id(0);
+  const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+  const uint end = start[band + 1];
+  const uint exclusive = lsize == 1u; /* the only work-item on this band's cells */
+  for (uint r = start[band] + lid; r < end; r += lsize) {
+    const PgFlameRecord record = binned[r];
+    flameAccumulate(histogram, record.cell, palette, palette_linear, record.color, record.visibility, scale,
+                    exclusive);
+  }
 }

@@ -20,6 +20,19 @@ typedef struct PgFlameCamera {
   float fixed_scale;
 } PgFlameCamera;
 
+/* A plotted point waiting for the banded accumulation: its histogram cell
+ * (PG_FLAME_NO_CELL: nothing to add), palette coordinate and plotted weight. */
+typedef struct PgFlameRecord {
+  pg_u32 cell;
+  float color;
+  float visibility;
+} PgFlameRecord;
+
+#define PG_FLAME_NO_CELL 0xffffffffu
+/* Banded accumulation: records a work-group bins at once, and the most bands. */
+#define PG_FLAME_BIN_CHUNK 4096u
+#define PG_FLAME_MAX_BANDS 1024u
+
 /* Points are numbered below 2^23; this bit marks the stream of the xaos draw. */
 #define PG_FLAME_DRAW_STREAM 0x800000u
 #define PG_FLAME_MAX_POINTS_LOG2 22
@@ -28,6 +41,8 @@ typedef struct PgFlameCamera {
 
 /* The Philox stream of point `point` at step `step` (0 = the start points):
  * keyed by the point, never by the work-item that handles it. */
-PROCGEN_FN pg_u64 pgFlameStepStream(pg_u64 step, pg_u32 point) { return (step << 24) | (pg_u64)point; }
+PROCGEN_FN pg_u64 pgFlameStepStream(pg_u64 step, pg_u32 point) {
+  return (step << 24) | (pg_u64)point;
+}
 
 #endif /* PROCGEN_FLAME_OPENCL_ITERATE_H */

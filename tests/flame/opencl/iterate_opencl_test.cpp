@@ -23,10 +23,14 @@
 // count channel when every point is in view); an xaos-forbidden transition
 // leaves its region empty; an opacity-0 xform's region is empty; a genome
 // whose only xform always overflows counts exactly five bad values per step;
-// the same seed on one device gives the same histogram bit for bit.
+// the same seed on one device gives the same histogram bit for bit, and so
+// do the two ways of plotting (direct atomics, binned bands).
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -56,7 +60,8 @@ const Execution kOpenCL{Backend::kOpenCL, 1, -1};
 
 // ---- genomes ----------------------------------------------------------------
 
-FlameXform makeXform(double weight, double color, FlameAffine affine, std::vector<FlameVariationTerm> variations) {
+FlameXform makeXform(double weight, double color, FlameAffine affine,
+                     std::vector<FlameVariationTerm> variations) {
   FlameXform xf;
   xf.weight = weight;
   xf.color = color;
@@ -83,14 +88,16 @@ FlameGenome sierpinski() {
   FlameGenome g = baseGenome(128, 128, 128 / 2.4, 30);
   const double v[3][2] = {{-1, -1}, {1, -1}, {0, 1}};
   for (int k = 0; k < 3; ++k)
-    g.xforms.push_back(makeXform(1.0, k / 2.0, {0.5, 0, 0.5 * v[k][0], 0, 0.5, 0.5 * v[k][1]}, {{kLinear, 1.0}}));
+    g.xforms.push_back(
+        makeXform(1.0, k / 2.0, {0.5, 0, 0.5 * v[k][0], 0, 0.5, 0.5 * v[k][1]}, {{kLinear, 1.0}}));
   return g;
 }
 
 /// Linear and spherical terms, a post transform, uneven weights and colour speeds.
 FlameGenome mixedGenome() {
   FlameGenome g = baseGenome(200, 150, 50, 40);
-  g.xforms.push_back(makeXform(0.5, 0.0, {0.6, -0.3, 0.2, 0.3, 0.6, -0.1}, {{kLinear, 0.7}, {kSpherical, 0.3}}));
+  g.xforms.push_back(
+      makeXform(0.5, 0.0, {0.6, -0.3, 0.2, 0.3, 0.6, -0.1}, {{kLinear, 0.7}, {kSpherical, 0.3}}));
   FlameXform b = makeXform(0.3, 0.5, {0.5, 0.1, -0.4, -0.1, 0.5, 0.3}, {{kSpherical, 1.0}});
   b.post = {0.9, 0.1, 0.0, -0.1, 0.9, 0.05};
   g.xforms.push_back(b);
@@ -178,7 +185,8 @@ struct Reference {
       double frac = index - ci;
       if (ci < 0) ci = 0, frac = 0;
       if (ci >= 255) ci = 254, frac = 1;
-      for (int k = 0; k < 4; ++k) rgba[k] = 255 * (g.palette[ci][k] * (1 - frac) + g.palette[ci + 1][k] * frac);
+      for (int k = 0; k < 4; ++k)
+        rgba[k] = 255 * (g.palette[ci][k] * (1 - frac) + g.palette[ci + 1][k] * frac);
     } else {
       ci = std::clamp(ci, 0, 255);
       for (int k = 0; k < 4; ++k) rgba[k] = 255 * g.palette[ci][k];
@@ -254,8 +262,8 @@ std::vector<double> blocks(const std::vector<double>& hist, const FlameHistogram
   return out;
 }
 
-double totalVariation(const std::vector<double>& a, const std::vector<double>& b, const FlameHistogramLayout& layout,
-                      int channel) {
+double totalVariation(const std::vector<double>& a, const std::vector<double>& b,
+                      const FlameHistogramLayout& layout, int channel) {
   const std::vector<double> p = blocks(a, layout, channel), q = blocks(b, layout, channel);
   double tv = 0;
   for (size_t k = 0; k < p.size(); ++k) tv += std::fabs(p[k] - q[k]);
@@ -300,8 +308,8 @@ void expectMatchesReference(const FlameGenome& genome, const OpenCLIterateTuning
 
 /// Cells whose centre lies in the triangle (a, b, c) shrunk by `margin` cells.
 template <typename Fn>
-void forCellsInTriangle(const FlameHistogramLayout& layout, const double a[2], const double b[2], const double c[2],
-                        double margin, Fn&& fn) {
+void forCellsInTriangle(const FlameHistogramLayout& layout, const double a[2], const double b[2],
+                        const double c[2], double margin, Fn&& fn) {
   const double* bd = layout.bounds;
   const double cell = (bd[2] - bd[0]) / layout.width;
   auto side = [](const double p[2], const double q[2], double x, double y) {
@@ -313,22 +321,26 @@ void forCellsInTriangle(const FlameHistogramLayout& layout, const double a[2], c
     for (int x = 0; x < layout.width; ++x) {
       const double wx = bd[0] + (x + 0.5) * cell, wy = bd[1] + (y + 0.5) * (bd[3] - bd[1]) / layout.height;
       const double m = margin * cell;
-      if (orient * side(a, b, wx, wy) > m && orient * side(b, c, wx, wy) > m && orient * side(c, a, wx, wy) > m)
+      if (orient * side(a, b, wx, wy) > m && orient * side(b, c, wx, wy) > m &&
+          orient * side(c, a, wx, wy) > m)
         fn(static_cast<size_t>(y) * layout.width + x);
     }
 }
 
 // ---- tests ----------------------------------------------------------------------
 
-// Both builds (fixed-point and float accumulation) compile without warnings.
+// Every build (fixed-point or float accumulation, direct or banded plotting)
+// compiles without warnings.
 TEST(FlameIterateOpenCL, KernelsBuildWithoutWarnings) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   opencl::Context& ctx = opencl::Context::get();
-  for (const char* options : {"-DPG_FLAME_FIXED_POINT=1", "-DPG_FLAME_FIXED_POINT=0"}) {
+  for (const char* options :
+       {"-DPG_FLAME_FIXED_POINT=1 -DPG_FLAME_BANDED=0", "-DPG_FLAME_FIXED_POINT=0 -DPG_FLAME_BANDED=0",
+        "-DPG_FLAME_FIXED_POINT=1 -DPG_FLAME_BANDED=1", "-DPG_FLAME_FIXED_POINT=0 -DPG_FLAME_BANDED=1"}) {
     SCOPED_TRACE(options);
     std::string log;
-    cl_program p = ctx.buildSource(opencl::expandIncludes("flame/opencl/iterate.cl"), std::string("-Werror ") + options,
-                                   &log);
+    cl_program p = ctx.buildSource(opencl::expandIncludes("flame/opencl/iterate.cl"),
+                                   std::string("-Werror ") + options, &log);
     clReleaseProgram(p);
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
   }
@@ -440,9 +452,11 @@ TEST(FlameIterateOpenCL, OpacityWeightsThePlot) {
   const FlameHistogram got = runOpenCL(genome, {});
   const double top[3][2] = {{-0.5, 0}, {0.5, 0}, {0, 1}};
   double hidden = 0, shown = 0;
-  forCellsInTriangle(got.layout, top[0], top[1], top[2], 1.5, [&](size_t i) { hidden += got.buckets[i].count; });
+  forCellsInTriangle(got.layout, top[0], top[1], top[2], 1.5,
+                     [&](size_t i) { hidden += got.buckets[i].count; });
   const double left[3][2] = {{-1, -1}, {0, -1}, {-0.5, 0}};
-  forCellsInTriangle(got.layout, left[0], left[1], left[2], 1.5, [&](size_t i) { shown += got.buckets[i].count; });
+  forCellsInTriangle(got.layout, left[0], left[1], left[2], 1.5,
+                     [&](size_t i) { shown += got.buckets[i].count; });
   EXPECT_EQ(hidden, 0.0);
   EXPECT_GT(shown, 0.0);
   // Two thirds of the samples are plotted, each with weight 255.
@@ -525,6 +539,36 @@ TEST(FlameIterateOpenCL, SameSeedSameHistogram) {
   }
 }
 
+// The two ways of plotting (each step adding to the histogram with atomics;
+// records binned by band and added band by band, with plain adds or with
+// atomics) sum the same fixed-point values in different orders: the same
+// histogram bit for bit, also with several batches and a band per 2^8 cells.
+TEST(FlameIterateOpenCL, BandedAndDirectPlottingAgreeExactly) {
+  PROCGEN_SKIP_WITHOUT_OPENCL();
+  FlameGenome genome = mixedGenome();
+  genome.final_xform =
+      makeXform(0, 0.3, {0.9, 0.2, 0.1, -0.2, 0.9, 0.0}, {{kSpherical, 0.5}, {kLinear, 0.5}});
+  FlameRenderOptions options;
+  options.seed = 5;
+  OpenCLIterateTuning direct, banded, banded_atomics;
+  direct.plotting = flame::OpenCLPlotting::kDirect;
+  banded.plotting = banded_atomics.plotting = flame::OpenCLPlotting::kBanded;
+  banded.band_shift = banded_atomics.band_shift = 8;
+  banded.batch_records = banded_atomics.batch_records = 1 << 16;
+  banded_atomics.band_work_group = 64;
+  OpenCLIterateReport report;
+  const FlameHistogram a = runOpenCL(genome, options, direct, &report);
+  if (!report.fixed_point) GTEST_SKIP() << "no 64-bit atomics: float accumulation is order-dependent";
+  EXPECT_FALSE(report.banded);
+  for (const OpenCLIterateTuning& tuning : {banded, banded_atomics}) {
+    const FlameHistogram b = runOpenCL(genome, options, tuning, &report);
+    EXPECT_TRUE(report.banded);
+    ASSERT_EQ(a.buckets.size(), b.buckets.size());
+    EXPECT_EQ(std::memcmp(a.buckets.data(), b.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
+    EXPECT_EQ(a.bad_values, b.bad_values);
+  }
+}
+
 // The device buffers are asked of the memory budget before anything is
 // allocated; a missing device is BackendUnavailableError.
 TEST(FlameIterateOpenCL, BudgetAndDeviceErrors) {
@@ -542,6 +586,97 @@ TEST(FlameIterateOpenCL, BudgetAndDeviceErrors) {
   OpenCLIterateTuning tuning;
   tuning.points = 1 << 15;  // not a power of 4
   EXPECT_THROW(flame::iterateOpenCLTuned(program, layout, options, kOpenCL, tuning), Error);
+}
+
+}  // namespace
+}  // namespace procgen
+
+namespace procgen {
+namespace {
+
+// Measurement, not a check (run with --gtest_also_run_disabled_tests): samples/s
+// of a 4-xform spherical genome at 1280×720 quality 10 for the accumulation
+// variants and launch shapes, each variant run in turn twice (best kept), so
+// the ratios come from one window of the machine's load. "no plot" moves the
+// camera off the attractor: every point fails the bounds test, which leaves
+// the iteration alone.
+TEST(FlameIterateOpenCL, DISABLED_Throughput) {
+  PROCGEN_SKIP_WITHOUT_OPENCL();
+  FlameGenome genome = baseGenome(1280, 720, 240, 10);
+  const double coefs[4][6] = {{0.56, -0.31, 0.12, 0.29, 0.61, -0.22},
+                              {-0.42, 0.38, -0.35, 0.47, 0.33, 0.18},
+                              {0.25, 0.72, 0.41, -0.66, 0.21, -0.05},
+                              {0.81, 0.05, -0.28, -0.12, -0.77, 0.36}};
+  for (int k = 0; k < 4; ++k)
+    genome.xforms.push_back(makeXform(
+        0.25 + 0.1 * k, k / 3.0,
+        {coefs[k][0], coefs[k][1], coefs[k][2], coefs[k][3], coefs[k][4], coefs[k][5]}, {{kSpherical, 1.0}}));
+  FlameGenome off_camera = genome;
+  off_camera.center_x = 1e3;
+  struct Variant {
+    const char* name;
+    const FlameGenome* genome;
+    OpenCLIterateTuning tuning;
+  };
+  using Plotting = flame::OpenCLPlotting;
+  auto tuned = [](uint32_t points, OpenCLAccumulation acc, Plotting plotting, size_t wg = 64,
+                  bool grouped = false, size_t band_wg = 0) {
+    OpenCLIterateTuning t;
+    t.points = points;
+    t.accumulation = acc;
+    t.plotting = plotting;
+    t.work_group = wg;
+    t.grouped = grouped;
+    t.band_work_group = band_wg;
+    return t;
+  };
+  const OpenCLAccumulation fixed = OpenCLAccumulation::kFixedPoint, flt = OpenCLAccumulation::kFloatAtomics;
+  const Plotting direct = Plotting::kDirect, banded = Plotting::kBanded;
+  auto band = [&](int shift, uint32_t batch) {
+    OpenCLIterateTuning t = tuned(1 << 14, fixed, banded);
+    t.band_shift = shift;
+    t.batch_records = batch;
+    return t;
+  };
+  const std::vector<Variant> variants = {
+      {"default (auto)", &genome, {}},
+      {"direct, fixed-point atomics, P 2^14", &genome, tuned(1 << 14, fixed, direct)},
+      {"direct, float cmpxchg atomics, P 2^14", &genome, tuned(1 << 14, flt, direct)},
+      {"banded 2^13 cells, 2^20 records, plain adds", &genome, band(13, 1 << 20)},
+      {"banded 2^12 cells, 2^20 records, plain adds", &genome, band(12, 1 << 20)},
+      {"banded 2^14 cells, 2^20 records, plain adds", &genome, band(14, 1 << 20)},
+      {"banded 2^13 cells, 2^22 records, plain adds", &genome, band(13, 1 << 22)},
+      {"banded 2^13 cells, 2^18 records, plain adds", &genome, band(13, 1 << 18)},
+      {"banded, float, plain adds", &genome, tuned(1 << 14, flt, banded)},
+      {"banded, fixed point, atomics wg 64", &genome, tuned(1 << 14, fixed, banded, 64, false, 64)},
+      {"banded, P 2^16", &genome, tuned(1 << 16, fixed, banded)},
+      {"banded, step wg 256", &genome, tuned(1 << 14, fixed, banded, 256)},
+      {"banded, grouped (xaos path)", &genome, tuned(1 << 14, fixed, banded, 64, true)},
+      {"no plot (camera off)", &off_camera, tuned(1 << 14, fixed, direct)},
+  };
+  // Wall time and the process's CPU time (PoCL's worker threads included):
+  // on a shared machine the CPU time per sample is the steadier figure.
+  auto cpuSeconds = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  };
+  std::vector<double> best(variants.size(), 0.0), best_cpu(variants.size(), 0.0);
+  (void)runOpenCL(genome, {}, variants[1].tuning);  // build and warm up
+  for (int round = 0; round < 3; ++round)
+    for (size_t v = 0; v < variants.size(); ++v) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const double c0 = cpuSeconds();
+      const FlameHistogram h = runOpenCL(*variants[v].genome, {}, variants[v].tuning);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double c = cpuSeconds() - c0;
+      best[v] = std::max(best[v], static_cast<double>(h.samples) / s);
+      best_cpu[v] = std::max(best_cpu[v], static_cast<double>(h.samples) / c);
+    }
+  std::printf("    %-44s %s\n", "variant", "M samples/s wall, per CPU-second");
+  for (size_t v = 0; v < variants.size(); ++v)
+    std::printf("    %-44s %7.2f %7.2f\n", variants[v].name, best[v] / 1e6, best_cpu[v] / 1e6);
 }
 
 }  // namespace
