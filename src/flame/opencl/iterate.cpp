@@ -173,6 +173,10 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
     const uint64_t fuse = options.earlyclip ? 100 : 15;  // rect.c FUSE_28 / FUSE_27
     const uint64_t plot_steps = (samples + points - 1) / points;
     const uint64_t steps = fuse + plot_steps;
+    if (cells >= PG_FLAME_NO_CELL)
+      throw Error("flame (opencl): a histogram of " + std::to_string(cells) +
+                      " cells is more than 32-bit cell indices hold",
+                  ExitCode::kUsage);
     if (steps >= (uint64_t{1} << 40))
       throw Error(
           "flame (opencl): " + std::to_string(samples) + " samples are more than the step counter holds",
@@ -196,9 +200,10 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
     const cl_uint band_count = static_cast<cl_uint>(((cells - 1) >> band_shift) + 1);
     const uint64_t record_bytes =
         banded ? 2 * batch_records * sizeof(PgFlameRecord) + 3 * (band_count + 1) * 4 : 0;
+    const uint64_t staging_bytes = fixed_point ? std::min(cells, kReadChunkCells) * 5 * sizeof(cl_long) : 0;
     requireMemory("flame histogram and points on the OpenCL device",
-                  histogram_bytes + point_bytes + table_bytes + record_bytes, options.memory_budget,
-                  cells * sizeof(FlameBucket));
+                  histogram_bytes + point_bytes + table_bytes + record_bytes + staging_bytes,
+                  options.memory_budget, cells * sizeof(FlameBucket));
 
     Buffer xforms_buf(ctx, "flame xforms"), terms_buf(ctx, "flame variation terms"),
         params_buf(ctx, "flame variation parameters"), visibility_buf(ctx, "flame xform visibility"),

@@ -443,6 +443,29 @@ TEST(FlameIterateOpenCL, XaosForbiddenTransitionLeavesItsRegionEmpty) {
   expectMatchesReference(genome);
 }
 
+// Beyond 256 xforms the xaos draw counts in global memory instead of local:
+// Sierpinski's three maps, each repeated 100 times with xaos rows that keep
+// a third of the weight per map, make the same attractor as the three alone.
+TEST(FlameIterateOpenCL, XaosWithManyXforms) {
+  PROCGEN_SKIP_WITHOUT_OPENCL();
+  const FlameGenome three = sierpinski();
+  FlameGenome many = three;
+  many.xforms.clear();
+  for (int copy = 0; copy < 100; ++copy)
+    for (const FlameXform& xf : three.xforms) {
+      FlameXform c = xf;
+      c.weight = 0.01;
+      // Even copies twice the weight, odd ones forbidden: each map keeps a third.
+      for (int j = 0; j < 300; ++j) c.chaos.push_back((j / 3) % 2 == 0 ? 2.0 : 0.0);
+      many.xforms.push_back(c);
+    }
+  OpenCLIterateReport report;
+  const FlameHistogram got = runOpenCL(many, {}, {}, &report);
+  EXPECT_TRUE(report.grouped);
+  const std::vector<double> want = Reference(three, 9).run(got.layout);
+  EXPECT_LT(totalVariation(toDoubles(got), want, got.layout, 4), kTvBound);
+}
+
 // Opacity 0: xform 2 iterates but never plots, so its sub-triangle (the top
 // one) is empty; opacity 0.5 plots with flam3's adjusted weight 0.5^log2(10).
 TEST(FlameIterateOpenCL, OpacityWeightsThePlot) {
