@@ -493,7 +493,8 @@ TEST(FlameIterateOpenCL, OpacityWeightsThePlot) {
 
 // Exactly layout.samples points are plotted, also when P does not divide the
 // samples (the last step plots a remainder): with the whole attractor in
-// view and opacity 1 the count channel holds 255 per sample, exactly.
+// view and opacity 1 the count channel holds 255 per sample, exactly. The
+// progress callback rises to 1.
 TEST(FlameIterateOpenCL, PlotsExactlyTheLayoutSamples) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   FlameGenome genome = sierpinski();
@@ -505,8 +506,14 @@ TEST(FlameIterateOpenCL, PlotsExactlyTheLayoutSamples) {
     OpenCLIterateTuning tuning;
     tuning.grouped = grouped;
     OpenCLIterateReport report;
-    const FlameHistogram got = runOpenCL(genome, {}, tuning, &report);
+    FlameRenderOptions options;
+    std::vector<double> progress;
+    options.progress = [&](double fraction) { progress.push_back(fraction); };
+    const FlameHistogram got = runOpenCL(genome, options, tuning, &report);
     SCOPED_TRACE(grouped ? "grouped" : "presorted");
+    ASSERT_FALSE(progress.empty());
+    EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end()));
+    EXPECT_EQ(progress.back(), 1.0);
     ASSERT_EQ(got.layout.samples, static_cast<uint64_t>(7.3 * 101 * 77));
     EXPECT_NE(got.layout.samples % report.points, 0u);
     EXPECT_EQ(got.samples, got.layout.samples);
