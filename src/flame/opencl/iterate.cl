@@ -43,8 +43,12 @@
 #ifndef PG_FLAME_BANDED
 #define PG_FLAME_BANDED 0
 #endif
-#ifndef PG_FLAME_FIXED_POINT
+#ifndef PG_FLAME_FIXED_POINT /* the host always says; this default keeps a plain build valid */
+#ifdef cl_khr_int64_base_atomics
 #define PG_FLAME_FIXED_POINT 1
+#else
+#define PG_FLAME_FIXED_POINT 0
+#endif
 #endif
 
 #if PG_FLAME_FIXED_POINT
