@@ -193,7 +193,9 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
         program.palette.size() * sizeof(float) + (xform_count + 1) * 4 * sizeof(cl_uint);
     // Banded: a batch of records, binned, and the bands' counts.
     const uint32_t wanted_records = tuning.batch_records ? tuning.batch_records : kBandBatchRecords;
-    const uint32_t batch_steps = banded ? std::max<uint32_t>(1, wanted_records / points) : 0;
+    const uint32_t batch_steps = banded ? static_cast<uint32_t>(std::min<uint64_t>(
+                                              std::max<uint32_t>(1, wanted_records / points), plot_steps))
+                                        : 0;
     const uint64_t batch_records = uint64_t{batch_steps} * points;
     int band_shift = tuning.band_shift > 0 ? std::min(tuning.band_shift, 31) : kMinBandShift;
     while (((cells - 1) >> band_shift) + 1 > PG_FLAME_MAX_BANDS) ++band_shift;
