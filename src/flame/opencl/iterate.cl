@@ -34,8 +34,9 @@
  * PG_FLAME_FIXED_POINT=1 sums 64-bit fixed-point integers (atom_add,
  * cl_khr_int64_base_atomics): exact and independent of the order of the
  * additions, so a seed gives the same histogram on every run and both ways
- * of plotting give the same bits. PG_FLAME_FIXED_POINT=0 sums floats with
- * atomic_cmpxchg loops (core OpenCL; order-dependent rounding).
+ * of plotting give the same bits. PG_FLAME_FIXED_POINT=0 sums floats
+ * (flam3's bucket type): in a fixed order when banded with one work-item per
+ * band (reproducible), else by atomic_cmpxchg loops (order-dependent).
  */
 #include "flame/opencl/iterate.h"
 #include "flame/xform.h"
@@ -333,57 +334,58 @@ __kernel void flameIterateGrouped(uint point_count, __global const uint* order, 
 /* ---- banded accumulation (PG_FLAME_BANDED) -------------------------------
  * The plotted steps of a batch leave one record per work-item; the records
  * are binned by band (a band: 2^band_shift consecutive cells, a slab of rows
- * that fits in a core's cache) with a counting sort — flameBandCount,
- * flameScanCounts, flameBandScatter — and flameBandAccumulate adds each band's
- * records with the band's cells hot in cache: one work-group per band, and
- * plain adds instead of atomics when the group is one work-item (CPU devices;
- * the group owns its band). */
+ * that fits in a core's cache) with a stable counting sort — flameBandCount,
+ * flameBandScan, flameBandScatter, one work-item per chunk of
+ * PG_FLAME_BIN_CHUNK records, so no atomics — and flameBandAccumulate adds
+ * each band's records with the band's cells hot in cache: one work-group per
+ * band, and plain adds instead of atomics when the group is one work-item
+ * (CPU devices; the group owns its band). Stable: a band's records keep
+ * their batch order, so one work-item per band adds every cell's values in
+ * (step, work-item) order — the same floats on every run. */
 
-/* Counts the records of chunk get_group_id(0) per band into counts (local first). */
-__kernel void flameBandCount(uint record_count, __global const PgFlameRecord* records, uint band_shift,
-                             uint band_count, __global uint* counts) {
-  __local uint local_counts[PG_FLAME_MAX_BANDS];
-  const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
-  for (uint k = lid; k < band_count; k += lsize) local_counts[k] = 0u;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint begin = (uint)get_group_id(0) * PG_FLAME_BIN_CHUNK;
-  const uint end = min(record_count, begin + PG_FLAME_BIN_CHUNK);
-  for (uint r = begin + lid; r < end; r += lsize) {
+/* Record counts of chunk c per band: matrix[band · chunk_count + c]. */
+__kernel void flameBandCount(uint record_count, uint chunk_count, __global const PgFlameRecord* records,
+                             uint band_shift, uint band_count, __global uint* matrix) {
+  const uint c = (uint)get_global_id(0);
+  if (c >= chunk_count) return;
+  uint counts[PG_FLAME_MAX_BANDS];
+  for (uint b = 0; b < band_count; ++b) counts[b] = 0u;
+  const uint end = min(record_count, (c + 1u) * PG_FLAME_BIN_CHUNK);
+  for (uint r = c * PG_FLAME_BIN_CHUNK; r < end; ++r) {
     const uint cell = records[r].cell;
-    if (cell != PG_FLAME_NO_CELL) atomic_inc(&local_counts[cell >> band_shift]);
+    if (cell != PG_FLAME_NO_CELL) ++counts[cell >> band_shift];
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint k = lid; k < band_count; k += lsize)
-    if (local_counts[k]) atomic_add(&counts[k], local_counts[k]);
+  for (uint b = 0; b < band_count; ++b) matrix[b * chunk_count + c] = counts[b];
 }
 
-/* Moves the records of chunk get_group_id(0) to their bands: the group
- * reserves a range per band with one global atomic, then ranks its own. */
-__kernel void flameBandScatter(uint record_count, __global const PgFlameRecord* records, uint band_shift,
-                               uint band_count, __global uint* cursor, __global PgFlameRecord* binned) {
-  __local uint local_counts[PG_FLAME_MAX_BANDS];
-  __local uint local_base[PG_FLAME_MAX_BANDS];
-  const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
-  for (uint k = lid; k < band_count; k += lsize) local_counts[k] = 0u;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint begin = (uint)get_group_id(0) * PG_FLAME_BIN_CHUNK;
-  const uint end = min(record_count, begin + PG_FLAME_BIN_CHUNK);
-  for (uint r = begin + lid; r < end; r += lsize) {
-    const uint cell = records[r].cell;
-    if (cell != PG_FLAME_NO_CELL) atomic_inc(&local_counts[cell >> band_shift]);
+/* The matrix becomes each (band, chunk)'s first slot (band-major exclusive
+ * scan); start[b] = the first slot of band b, start[band_count] = the total. */
+__kernel void flameBandScan(uint band_count, uint chunk_count, __global uint* matrix, __global uint* start) {
+  if (get_global_id(0) != 0) return;
+  uint sum = 0;
+  for (uint b = 0; b < band_count; ++b) {
+    start[b] = sum;
+    for (uint c = 0; c < chunk_count; ++c) {
+      const uint n = matrix[b * chunk_count + c];
+      matrix[b * chunk_count + c] = sum;
+      sum += n;
+    }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint k = lid; k < band_count; k += lsize) {
-    const uint n = local_counts[k];
-    local_base[k] = n ? atomic_add(&cursor[k], n) : 0u;
-    local_counts[k] = 0u;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint r = begin + lid; r < end; r += lsize) {
+  start[band_count] = sum;
+}
+
+/* Moves the records of chunk c to their bands' slots, in order. */
+__kernel void flameBandScatter(uint record_count, uint chunk_count, __global const PgFlameRecord* records,
+                               uint band_shift, uint band_count, __global const uint* matrix,
+                               __global PgFlameRecord* binned) {
+  const uint c = (uint)get_global_id(0);
+  if (c >= chunk_count) return;
+  uint cursor[PG_FLAME_MAX_BANDS];
+  for (uint b = 0; b < band_count; ++b) cursor[b] = matrix[b * chunk_count + c];
+  const uint end = min(record_count, (c + 1u) * PG_FLAME_BIN_CHUNK);
+  for (uint r = c * PG_FLAME_BIN_CHUNK; r < end; ++r) {
     const PgFlameRecord record = records[r];
-    if (record.cell == PG_FLAME_NO_CELL) continue;
-    const uint band = record.cell >> band_shift;
-    binned[local_base[band] + atomic_inc(&local_counts[band])] = record;
+    if (record.cell != PG_FLAME_NO_CELL) binned[cursor[record.cell >> band_shift]++] = record;
   }
 }
 

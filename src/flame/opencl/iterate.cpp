@@ -12,21 +12,25 @@
 //      the remainder (point numbers, not work-items: the work-items are sorted
 //      by xform, the points are not); with xaos each step is draw, scan,
 //      group, iterate;
-//   3. plotting: on CPU devices banded (every 2^20 plotted records are binned
-//      by histogram band and added band by band, one work-item per band with
-//      plain adds), elsewhere direct (atomics from the step);
-//   4. read the 64-bit fixed-point histogram back into FlameBuckets.
+//   3. plotting: on CPU devices banded — every 2^20 plotted records are
+//      binned by histogram band (a stable counting sort) and added band by
+//      band, one work-item per band with plain float adds in batch order, so
+//      the sums are reproducible; elsewhere direct — 64-bit fixed-point
+//      atomics from the step, exact in any order (float cmpxchg atomics where
+//      the device lacks 64-bit atomics: order-dependent);
+//   4. read the histogram back into FlameBuckets.
 // P is a power of 4 (the Feistel permutation splits log2 P bits in halves),
 // at least 2^14 (flam3's grain) and at most 2^16 on a CPU device / 2^20 on a
 // GPU, chosen so that there are ≥ 256 plotted steps per point when the
 // samples allow (the fuse then costs ≤ 6%).
 //
-// Measured on PoCL, 2 cores (DISABLED_Throughput in the test; CPU-seconds,
-// the machine shared): a 4-xform spherical genome at 1280×720 q10 runs
-// 15 M samples per CPU-second banded, 7 M direct with 64-bit atomics, 10 M
-// direct with float cmpxchg atomics; 38 M with the camera off the attractor
-// (iteration alone). Random atomics serialise on cache misses; the bands
-// keep the cells in cache and need no atomics.
+// Measured on PoCL, 2 cores (DISABLED_Throughput in the test, M samples per
+// CPU-second, the machine shared): a 4-xform spherical genome at 1280×720
+// q10: banded floats 22, banded fixed point 17.6, banded with atomics 14,
+// direct float cmpxchg atomics 11, direct 64-bit atomics 8; 38 with the
+// camera off the attractor (the iteration alone). Atomics at random cells
+// serialise on cache misses; the bands keep their cells in cache and need
+// no atomics, and float buckets are half the bytes of fixed-point ones.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -71,7 +75,7 @@ struct IterateKernels {
     group = Kernel(p, "flameGroupPoints");
     grouped = Kernel(p, "flameIterateGrouped");
     band_count = Kernel(p, "flameBandCount");
-    band_scan = Kernel(p, "flameScanCounts");
+    band_scan = Kernel(p, "flameBandScan");
     band_scatter = Kernel(p, "flameBandScatter");
     band_accumulate = Kernel(p, "flameBandAccumulate");
   }
@@ -158,16 +162,21 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
 
   return opencl::withState<FlameIterateDevice>(execution.device, [&](FlameIterateDevice& d) {
     Context& ctx = d.ctx;
-    const bool fixed_point = tuning.accumulation == OpenCLAccumulation::kFixedPoint ||
-                             (tuning.accumulation == OpenCLAccumulation::kAuto && d.has_int64_atomics);
-    if (fixed_point && !d.has_int64_atomics)
-      throw BackendUnavailableError("flame (opencl): the device '" + ctx.info().name +
-                                    "' has no 64-bit atomics (cl_khr_int64_base_atomics) for the "
-                                    "fixed-point histogram");
     const bool grouped = program.has_xaos || tuning.grouped;
     const bool cpu_device = ctx.info().type == "cpu";
     const bool banded = tuning.plotting == OpenCLPlotting::kBanded ||
                         (tuning.plotting == OpenCLPlotting::kAuto && cpu_device);
+    const size_t wanted_band_wg = tuning.band_work_group ? tuning.band_work_group : (cpu_device ? 1 : 64);
+    // One work-item per band adds the stably binned records in batch order:
+    // floats are then as reproducible as fixed point, and half the size.
+    const bool ordered_adds = banded && wanted_band_wg == 1;
+    const bool fixed_point =
+        tuning.accumulation == OpenCLAccumulation::kFixedPoint ||
+        (tuning.accumulation == OpenCLAccumulation::kAuto && !ordered_adds && d.has_int64_atomics);
+    if (fixed_point && !d.has_int64_atomics)
+      throw BackendUnavailableError("flame (opencl): the device '" + ctx.info().name +
+                                    "' has no 64-bit atomics (cl_khr_int64_base_atomics) for the "
+                                    "fixed-point histogram");
     const int points_log2 = choosePointsLog2(samples, ctx.info(), tuning.points);
     const cl_uint points = cl_uint{1} << points_log2;
     const uint64_t fuse = options.earlyclip ? 100 : 15;  // rect.c FUSE_28 / FUSE_27
@@ -200,8 +209,10 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
     int band_shift = tuning.band_shift > 0 ? std::min(tuning.band_shift, 31) : kMinBandShift;
     while (((cells - 1) >> band_shift) + 1 > PG_FLAME_MAX_BANDS) ++band_shift;
     const cl_uint band_count = static_cast<cl_uint>(((cells - 1) >> band_shift) + 1);
+    const uint64_t max_chunks = (batch_records + PG_FLAME_BIN_CHUNK - 1) / PG_FLAME_BIN_CHUNK;
     const uint64_t record_bytes =
-        banded ? 2 * batch_records * sizeof(PgFlameRecord) + 3 * (band_count + 1) * 4 : 0;
+        banded ? 2 * batch_records * sizeof(PgFlameRecord) + (max_chunks * band_count + band_count + 1) * 4
+               : 0;
     const uint64_t staging_bytes = fixed_point ? std::min(cells, kReadChunkCells) * 5 * sizeof(cl_long) : 0;
     requireMemory("flame histogram and points on the OpenCL device",
                   histogram_bytes + point_bytes + table_bytes + record_bytes + staging_bytes,
@@ -215,8 +226,8 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
         order_buf(ctx, "flame grouped points"), counts_buf(ctx, "flame xform counts"),
         cursor_buf(ctx, "flame group cursors"), bad_buf(ctx, "flame bad values"),
         histogram_buf(ctx, "flame histogram"), records_buf(ctx, "flame plot records"),
-        binned_buf(ctx, "flame binned plot records"), band_counts_buf(ctx, "flame band counts"),
-        band_start_buf(ctx, "flame band ranges"), band_cursor_buf(ctx, "flame band cursors");
+        binned_buf(ctx, "flame binned plot records"), band_matrix_buf(ctx, "flame band counts per chunk"),
+        band_start_buf(ctx, "flame band ranges");
     xforms_buf.upload(table.xforms.data(), table.xforms.size() * sizeof(PgFlameXform));
     terms_buf.upload(table.terms.data(), table.terms.size() * sizeof(PgFlameTerm));
     params_buf.upload(table.params.data(), table.params.size() * sizeof(float));
@@ -289,22 +300,19 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
     step_kernel.arg(kStepArgs + 0, xforms_buf).arg(kStepArgs + 1, terms_buf).arg(kStepArgs + 2, params_buf);
     step_kernel.arg(kStepArgs + 3, visibility_buf).arg(kStepArgs + 4, final_index).arg(kStepArgs + 5, seed);
     step_kernel.arg(kStepArgs + 8, palette_buf).arg(kStepArgs + 9, palette_linear).arg(kStepArgs + 10, cam);
-    size_t bin_wg = 1, band_wg = 1;
+    size_t band_wg = 1;
     if (banded) {
       records_buf.reserve(batch_records * sizeof(PgFlameRecord));
       binned_buf.reserve(batch_records * sizeof(PgFlameRecord));
-      const std::vector<cl_uint> zeros(band_count, 0u);
-      band_counts_buf.upload(zeros.data(), zeros.size() * sizeof(cl_uint));
+      band_matrix_buf.reserve(max_chunks * band_count * sizeof(cl_uint));
       band_start_buf.reserve((band_count + 1) * sizeof(cl_uint));
-      band_cursor_buf.reserve(band_count * sizeof(cl_uint));
-      bin_wg = ctx.workGroupSize(k.band_count.get(), 256);
-      band_wg = ctx.workGroupSize(k.band_accumulate.get(),
-                                  tuning.band_work_group ? tuning.band_work_group : (cpu_device ? 1 : 64));
-      k.band_count.arg(1, records_buf).arg(2, static_cast<cl_uint>(band_shift)).arg(3, band_count);
-      k.band_count.arg(4, band_counts_buf);
-      k.band_scan.arg(0, band_count).arg(1, band_counts_buf).arg(2, band_start_buf).arg(3, band_cursor_buf);
-      k.band_scatter.arg(1, records_buf).arg(2, static_cast<cl_uint>(band_shift)).arg(3, band_count);
-      k.band_scatter.arg(4, band_cursor_buf).arg(5, binned_buf);
+      band_wg = ctx.workGroupSize(k.band_accumulate.get(), wanted_band_wg);
+      for (Kernel* kernel : {&k.band_count, &k.band_scatter}) {
+        kernel->arg(2, records_buf).arg(3, static_cast<cl_uint>(band_shift)).arg(4, band_count);
+        kernel->arg(5, band_matrix_buf);
+      }
+      k.band_scatter.arg(6, binned_buf);
+      k.band_scan.arg(0, band_count).arg(2, band_matrix_buf).arg(3, band_start_buf);
       k.band_accumulate.arg(0, band_start_buf).arg(1, binned_buf).arg(2, palette_buf).arg(3, palette_linear);
       k.band_accumulate.arg(4, cam.fixed_scale).arg(5, histogram_buf);
     }
@@ -313,10 +321,10 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
     // Bins and adds the first `records` records of the batch (banded).
     auto flushBatch = [&](uint64_t records) {
       const cl_uint n = static_cast<cl_uint>(records);
-      const uint64_t chunks = (records + PG_FLAME_BIN_CHUNK - 1) / PG_FLAME_BIN_CHUNK;
-      k.band_count.arg(0, n).run(ctx, chunks * bin_wg, bin_wg);
-      k.band_scan.run(ctx, 1, 1);
-      k.band_scatter.arg(0, n).run(ctx, chunks * bin_wg, bin_wg);
+      const cl_uint chunks = static_cast<cl_uint>((records + PG_FLAME_BIN_CHUNK - 1) / PG_FLAME_BIN_CHUNK);
+      k.band_count.arg(0, n).arg(1, chunks).run(ctx, chunks, 1);  // one work-item per chunk: stable
+      k.band_scan.arg(1, chunks).run(ctx, 1, 1);
+      k.band_scatter.arg(0, n).arg(1, chunks).run(ctx, chunks, 1);
       k.band_accumulate.run(ctx, uint64_t{band_count} * band_wg, band_wg);
     };
     uint32_t batch_used = 0;  // plotted steps in the current batch
@@ -380,7 +388,8 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
       static_assert(sizeof(FlameBucket) == 5 * sizeof(float));
       histogram_buf.read(out.buckets.data(), cells * sizeof(FlameBucket));
     }
-    if (report) *report = {points, steps, grouped, fixed_point, banded};
+    if (report)
+      *report = {points, steps, grouped, fixed_point, banded, fixed_point || (banded && band_wg == 1)};
     return out;
   });
 }

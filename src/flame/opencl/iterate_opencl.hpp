@@ -11,9 +11,13 @@
 namespace procgen::flame {
 
 enum class OpenCLAccumulation : uint8_t {
-  kAuto,          ///< fixed point when the device has 64-bit atomics, else float atomics
-  kFixedPoint,    ///< 64-bit integer atomics (atom_add): exact, order-independent → deterministic
-  kFloatAtomics,  ///< float adds by atomic_cmpxchg loops: order-dependent rounding
+  /// Floats when banded with one work-item per band (adds in a fixed order);
+  /// otherwise fixed point when the device has 64-bit atomics, else float atomics.
+  kAuto,
+  kFixedPoint,  ///< 64-bit integer atomics (atom_add): exact, order-independent → deterministic
+  /// floats (flam3's bucket type): plain adds in batch order where one
+  /// work-item owns a band, else atomic_cmpxchg loops (order-dependent rounding)
+  kFloat,
 };
 
 enum class OpenCLPlotting : uint8_t {
@@ -48,6 +52,7 @@ struct OpenCLIterateReport {
   bool grouped = false;
   bool fixed_point = false;
   bool banded = false;
+  bool deterministic = false;  ///< the same histogram on every run (fixed point, or ordered float adds)
 };
 
 FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistogramLayout& layout,

@@ -381,10 +381,20 @@ TEST(FlameIterateOpenCL, GroupedPathMatchesNaiveReference) {
   expectMatchesReference(mixedGenome(), tuning);
 }
 
-TEST(FlameIterateOpenCL, FloatAtomicsMatchNaiveReference) {
+// Every accumulation: direct float cmpxchg atomics, direct and banded fixed point.
+TEST(FlameIterateOpenCL, EveryAccumulationMatchesNaiveReference) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   OpenCLIterateTuning tuning;
-  tuning.accumulation = OpenCLAccumulation::kFloatAtomics;
+  tuning.plotting = flame::OpenCLPlotting::kDirect;
+  tuning.accumulation = OpenCLAccumulation::kFloat;
+  expectMatchesReference(mixedGenome(), tuning);
+  OpenCLIterateReport report;
+  tuning.accumulation = OpenCLAccumulation::kAuto;  // direct: fixed point where the device can
+  (void)runOpenCL(sierpinski(), {}, tuning, &report);
+  if (!report.fixed_point) GTEST_SKIP() << "no 64-bit atomics for the fixed-point histogram";
+  tuning.accumulation = OpenCLAccumulation::kFixedPoint;
+  expectMatchesReference(mixedGenome(), tuning);
+  tuning.plotting = flame::OpenCLPlotting::kBanded;
   expectMatchesReference(mixedGenome(), tuning);
 }
 
@@ -552,33 +562,42 @@ TEST(FlameIterateOpenCL, BadValuesAreReplacedRetriedAndCounted) {
   for (double q : quadrant) EXPECT_NEAR(q / total, 0.25, 0.01);
 }
 
-// The same seed on one device gives the same histogram bit for bit (the
-// fixed-point sums do not depend on the order of the atomic adds; random
-// streams are keyed by point, not by work-item); another seed does not.
+// The same seed on one device gives the same histogram bit for bit, with the
+// defaults (on a CPU device: banded float adds in batch order) and with
+// direct fixed-point atomics (sums independent of the order of the adds);
+// random streams are keyed by point, not by work-item, so the scheduling does
+// not matter. Another seed gives another histogram.
 TEST(FlameIterateOpenCL, SameSeedSameHistogram) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   FlameGenome xaos = sierpinski();
   xaos.xforms[0].chaos = {1.0, 0.0, 2.0};
-  for (const FlameGenome& genome : {mixedGenome(), xaos}) {
-    FlameRenderOptions options;
-    options.seed = 77;
-    OpenCLIterateReport report;
-    const FlameHistogram a = runOpenCL(genome, options, {}, &report);
-    if (!report.fixed_point) GTEST_SKIP() << "no 64-bit atomics: float accumulation is order-dependent";
-    const FlameHistogram b = runOpenCL(genome, options);
-    ASSERT_EQ(a.buckets.size(), b.buckets.size());
-    EXPECT_EQ(std::memcmp(a.buckets.data(), b.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
-    EXPECT_EQ(a.bad_values, b.bad_values);
-    options.seed = 78;
-    const FlameHistogram c = runOpenCL(genome, options);
-    EXPECT_NE(std::memcmp(a.buckets.data(), c.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
-  }
+  OpenCLIterateTuning direct;
+  direct.plotting = flame::OpenCLPlotting::kDirect;
+  for (const OpenCLIterateTuning& tuning : {OpenCLIterateTuning{}, direct})
+    for (const FlameGenome& genome : {mixedGenome(), xaos}) {
+      FlameRenderOptions options;
+      options.seed = 77;
+      OpenCLIterateReport report;
+      const FlameHistogram a = runOpenCL(genome, options, tuning, &report);
+      if (!report.deterministic) {
+        std::printf("    skipped: no 64-bit atomics, float atomics are order-dependent\n");
+        continue;
+      }
+      const FlameHistogram b = runOpenCL(genome, options, tuning);
+      ASSERT_EQ(a.buckets.size(), b.buckets.size());
+      EXPECT_EQ(std::memcmp(a.buckets.data(), b.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
+      EXPECT_EQ(a.bad_values, b.bad_values);
+      options.seed = 78;
+      const FlameHistogram c = runOpenCL(genome, options, tuning);
+      EXPECT_NE(std::memcmp(a.buckets.data(), c.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
+    }
 }
 
 // The two ways of plotting (each step adding to the histogram with atomics;
 // records binned by band and added band by band, with plain adds or with
 // atomics) sum the same fixed-point values in different orders: the same
 // histogram bit for bit, also with several batches and a band per 2^8 cells.
+// Banded float sums are reproducible and agree to float rounding.
 TEST(FlameIterateOpenCL, BandedAndDirectPlottingAgreeExactly) {
   PROCGEN_SKIP_WITHOUT_OPENCL();
   FlameGenome genome = mixedGenome();
@@ -587,6 +606,7 @@ TEST(FlameIterateOpenCL, BandedAndDirectPlottingAgreeExactly) {
   FlameRenderOptions options;
   options.seed = 5;
   OpenCLIterateTuning direct, banded, banded_atomics;
+  direct.accumulation = banded.accumulation = banded_atomics.accumulation = OpenCLAccumulation::kFixedPoint;
   direct.plotting = flame::OpenCLPlotting::kDirect;
   banded.plotting = banded_atomics.plotting = flame::OpenCLPlotting::kBanded;
   banded.band_shift = banded_atomics.band_shift = 8;
@@ -603,6 +623,16 @@ TEST(FlameIterateOpenCL, BandedAndDirectPlottingAgreeExactly) {
     EXPECT_EQ(std::memcmp(a.buckets.data(), b.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
     EXPECT_EQ(a.bad_values, b.bad_values);
   }
+  // Banded floats (flam3's bucket type, added in batch order) round where the
+  // fixed-point sums do not: equal within float rounding, and reproducible.
+  OpenCLIterateTuning floats = banded;
+  floats.accumulation = OpenCLAccumulation::kFloat;
+  const FlameHistogram f = runOpenCL(genome, options, floats, &report);
+  EXPECT_TRUE(report.deterministic);
+  const FlameHistogram g = runOpenCL(genome, options, floats);
+  EXPECT_EQ(std::memcmp(f.buckets.data(), g.buckets.data(), f.buckets.size() * sizeof(FlameBucket)), 0);
+  const std::vector<double> fixed_values = toDoubles(a), float_values = toDoubles(f);
+  for (int channel : {0, 4}) EXPECT_LT(totalVariation(float_values, fixed_values, a.layout, channel), 1e-6);
 }
 
 // The device buffers are asked of the memory budget before anything is
@@ -670,7 +700,7 @@ TEST(FlameIterateOpenCL, DISABLED_Throughput) {
     t.band_work_group = band_wg;
     return t;
   };
-  const OpenCLAccumulation fixed = OpenCLAccumulation::kFixedPoint, flt = OpenCLAccumulation::kFloatAtomics;
+  const OpenCLAccumulation fixed = OpenCLAccumulation::kFixedPoint, flt = OpenCLAccumulation::kFloat;
   const Plotting direct = Plotting::kDirect, banded = Plotting::kBanded;
   auto band = [&](int shift, uint32_t batch) {
     OpenCLIterateTuning t = tuned(1 << 14, fixed, banded);
