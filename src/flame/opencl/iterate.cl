@@ -190,9 +190,11 @@ typedef PgFlameAccum PgFlamePlotTarget;
 
 /* Applies xform j to point p (flam3_iterate: bad results are replaced by a
  * random point and retried, the fifth in a row kept), writes it back, and
- * plots it (through the final xform) when p < plot_limit. Work-item `item`
- * writes record `record_base + item` of a plotted step when banded. */
-inline void flameStep(uint item, uint j, uint p, __global PgFlamePoint* points, PG_FLAME_STEP_PARAMS) {
+ * plots it (through the final xform) when p < plot_limit. Banded, a plotted
+ * step writes record `record_base + p`: by point, not by work-item, so the
+ * records' order (and the order of the float adds) does not depend on which
+ * work-item the grouping gave the point. */
+inline void flameStep(uint j, uint p, __global PgFlamePoint* points, PG_FLAME_STEP_PARAMS) {
   PgFlameRng rng;
   pgFlameRngInit(&rng, seed, pgFlameStepStream(step, p));
   const PgFlameXform xf = xforms[j];
@@ -234,9 +236,8 @@ inline void flameStep(uint item, uint j, uint p, __global PgFlamePoint* points, 
   record.cell = cell;
   record.color = plotted.color;
   record.visibility = vis;
-  plot_target[record_base + item] = record;
+  plot_target[record_base + p] = record;
 #else
-  (void)item;
   (void)record_base;
   if (cell != PG_FLAME_NO_CELL)
     flameAccumulate(plot_target, cell, palette, palette_linear, plotted.color, vis, cam.fixed_scale, 0u);
@@ -268,7 +269,7 @@ __kernel void flameIteratePresorted(uint point_count, uint half_bits, uint4 keys
   if (i >= point_count) return;
   const uint j = flameXformOf(xform_start, xform_count, i);
   const uint p = flamePermute(i, half_bits, keys);
-  flameStep(i, j, p, points, PG_FLAME_STEP_ARGS);
+  flameStep(j, p, points, PG_FLAME_STEP_ARGS);
 }
 
 /* xaos, 1/3: every point draws its next xform from its last xform's row
@@ -327,7 +328,7 @@ __kernel void flameIterateGrouped(uint point_count, __global const uint* order, 
   if (i >= point_count) return;
   const uint j = flameXformOf(xform_start, xform_count, i);
   const uint p = order[i];
-  flameStep(i, j, p, points, PG_FLAME_STEP_ARGS);
+  flameStep(j, p, points, PG_FLAME_STEP_ARGS);
   last_xform[p] = j + 1u;
 }
 

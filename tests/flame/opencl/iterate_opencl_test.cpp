@@ -71,7 +71,9 @@ FlameXform makeXform(double weight, double color, FlameAffine affine,
 }
 
 /// A camera on [-w/2s, w/2s] × [-h/2s, h/2s] and a palette whose channels
-/// differ (red rises, green falls, blue is a step), so colour errors show.
+/// differ (red rises, green falls, blue is a step), so colour errors show;
+/// alpha is not a multiple of 1/255, so float sums of it round and depend on
+/// the order of the additions.
 FlameGenome baseGenome(int width, int height, double scale, double quality) {
   FlameGenome g;
   g.width = width;
@@ -79,7 +81,8 @@ FlameGenome baseGenome(int width, int height, double scale, double quality) {
   g.scale = scale;
   g.quality = quality;
   g.estimator_radius = 0;
-  for (int i = 0; i < 256; ++i) g.palette[i] = {i / 255.0, 1.0 - i / 255.0, i < 128 ? 0.2 : 0.9, 1.0};
+  for (int i = 0; i < 256; ++i)
+    g.palette[i] = {i / 255.0, 1.0 - i / 255.0, i < 128 ? 0.2 : 0.9, 0.9 - i / 1000.0};
   return g;
 }
 
@@ -583,10 +586,12 @@ TEST(FlameIterateOpenCL, SameSeedSameHistogram) {
         std::printf("    skipped: no 64-bit atomics, float atomics are order-dependent\n");
         continue;
       }
-      const FlameHistogram b = runOpenCL(genome, options, tuning);
-      ASSERT_EQ(a.buckets.size(), b.buckets.size());
-      EXPECT_EQ(std::memcmp(a.buckets.data(), b.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
-      EXPECT_EQ(a.bad_values, b.bad_values);
+      for (int again = 0; again < 3; ++again) {  // scheduling races show in some runs only
+        const FlameHistogram b = runOpenCL(genome, options, tuning);
+        ASSERT_EQ(a.buckets.size(), b.buckets.size());
+        EXPECT_EQ(std::memcmp(a.buckets.data(), b.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
+        EXPECT_EQ(a.bad_values, b.bad_values);
+      }
       options.seed = 78;
       const FlameHistogram c = runOpenCL(genome, options, tuning);
       EXPECT_NE(std::memcmp(a.buckets.data(), c.buckets.data(), a.buckets.size() * sizeof(FlameBucket)), 0);
