@@ -312,12 +312,32 @@ __kernel void flameScanCounts(uint xform_count, __global uint* counts, __global 
   start[xform_count] = sum;
 }
 
-/* xaos, 3/3a: the points grouped by their next xform (order within a group is arbitrary). */
-__kernel void flameGroupPoints(uint point_count, __global const uint* next_xform, __global uint* cursor,
-                               __global uint* order) {
+/* xaos, 3/3a: the points grouped by their next xform (order within a group
+ * is arbitrary): the work-group ranks its points per xform in local memory
+ * and reserves each xform's slots with one global atomic, so the few global
+ * cursors are not fought over point by point. */
+__kernel void flameGroupPoints(uint point_count, uint xform_count, __global const uint* next_xform,
+                               __global uint* cursor, __global uint* order) {
+  __local uint local_counts[PG_FLAME_LOCAL_COUNTS];
+  __local uint local_base[PG_FLAME_LOCAL_COUNTS];
+  const bool use_local = xform_count <= PG_FLAME_LOCAL_COUNTS;
+  const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+  if (use_local)
+    for (uint k = lid; k < xform_count; k += lsize) local_counts[k] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
   const uint p = (uint)get_global_id(0);
-  if (p >= point_count) return;
-  order[atomic_inc(&cursor[next_xform[p]])] = p;
+  const uint j = p < point_count ? next_xform[p] : 0u;
+  uint rank = 0;
+  if (p < point_count) {
+    if (use_local) rank = atomic_inc(&local_counts[j]);
+    else order[atomic_inc(&cursor[j])] = p;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (use_local)
+    for (uint k = lid; k < xform_count; k += lsize)
+      local_base[k] = local_counts[k] ? atomic_add(&cursor[k], local_counts[k]) : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (use_local && p < point_count) order[local_base[j] + rank] = p;
 }
 
 /* xaos, 3/3b: work-item i applies the xform of its range to the i-th grouped point. */

@@ -292,7 +292,7 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
       k.draw.arg(0, points).arg(1, seed).arg(3, xform_count).arg(4, cl_uint{program.has_xaos ? 1u : 0u});
       k.draw.arg(5, selection_buf).arg(6, last_buf).arg(7, next_buf).arg(8, counts_buf);
       k.scan.arg(0, xform_count).arg(1, counts_buf).arg(2, start_buf).arg(3, cursor_buf);
-      k.group.arg(0, points).arg(1, next_buf).arg(2, cursor_buf).arg(3, order_buf);
+      k.group.arg(0, points).arg(1, xform_count).arg(2, next_buf).arg(3, cursor_buf).arg(4, order_buf);
     } else {
       step_kernel.arg(1, static_cast<cl_uint>(points_log2 / 2)).arg(3, start_buf).arg(4, xform_count);
       step_kernel.arg(5, points_buf);
@@ -329,6 +329,7 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
     };
     uint32_t batch_used = 0;  // plotted steps in the current batch
     const size_t draw_wg = grouped ? ctx.workGroupSize(k.draw.get(), 256) : 1;
+    const size_t group_wg = grouped ? ctx.workGroupSize(k.group.get(), 256) : 1;
 
     uint64_t bad_values = 0;
     for (uint64_t first = 1; first <= steps; first += kStepsPerSync) {
@@ -344,7 +345,7 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
           k.draw.arg(2, cl_ulong{step});
           k.draw.run(ctx, points, draw_wg);
           k.scan.run(ctx, 1, 1);
-          k.group.run(ctx, points, wg);
+          k.group.run(ctx, points, group_wg);
         } else {
           PgFlameRng rng;
           pgFlameRngInit(&rng, seed, pgFlameStepStream(step, PG_FLAME_PERMUTATION_STREAM));
