@@ -64,7 +64,7 @@ bool simpleBatch(const PgFlameXform& xf, float linear_weight, float spherical_we
     }
     x[j] = sx;
     y[j] = sy;
-    bad |= !(std::fabs(sx) <= PG_FLAME_BAD_VALUE_LIMIT && std::fabs(sy) <= PG_FLAME_BAD_VALUE_LIMIT);
+    bad |= !((std::fabs(sx) <= PG_FLAME_BAD_VALUE_LIMIT) & (std::fabs(sy) <= PG_FLAME_BAD_VALUE_LIMIT));
   }
   return bad != 0;
 }
@@ -373,21 +373,31 @@ uint64_t ChaosGame::plotPopulation(UnitWorkspace& ws, const uint16_t* slots, uin
     return plotPoints(ws.bx.data(), ws.by.data(), ws.bc.data(), xf, count, ws, out);
   }
   if (has_final_) {
+    // One batch over every point; flam3 applies the final xform with
+    // probability = its opacity, so a point keeps the result when its draw
+    // falls below the opacity, and a kept bad result becomes a uniform point.
+    ws.bad_slots.clear();
+    applyBatch(xform_count_, px, py, pc, 0, count, rng, ws.bad_slots);
     if (final_opacity_ == 1.0f) {
-      // Applied to every point: one batch; a bad result becomes a uniform point.
-      ws.bad_slots.clear();
-      applyBatch(xform_count_, px, py, pc, 0, count, rng, ws.bad_slots);
       for (uint32_t j : ws.bad_slots) {
         px[j] = pgFlameRand11(rng);
         py[j] = pgFlameRand11(rng);
       }
     } else {
+      const uint32_t* bad = ws.bad_slots.data();
+      const uint32_t* bad_end = bad + ws.bad_slots.size();
       for (uint32_t k = 0; k < count; ++k) {
-        PgFlamePoint p{px[k], py[k], pc[k]};
-        applyFinal(p, rng);
-        px[k] = p.x;
-        py[k] = p.y;
-        pc[k] = p.color;
+        const bool was_bad = bad != bad_end && *bad == k;
+        bad += was_bad;
+        if (!(pgFlameRand01(rng) < final_opacity_)) {
+          const uint32_t j = slots ? slots[k] : k;  // not applied: the iterated point
+          px[k] = ws.bx[j];
+          py[k] = ws.by[j];
+          pc[k] = ws.bc[j];
+        } else if (was_bad) {
+          px[k] = pgFlameRand11(rng);
+          py[k] = pgFlameRand11(rng);
+        }
       }
     }
   }
@@ -519,7 +529,7 @@ namespace {
 // bucket (r, g, b, a) += w × colour; count += w × 255 — four lanes at once
 // where SSE is there (the same IEEE products and sums as the scalar lanes).
 // Records ahead of the one being added whose bucket is fetched meanwhile.
-constexpr uint64_t kPrefetchAhead = 16;
+constexpr uint64_t kPrefetchAhead = 64;
 
 inline void addToBucket(FlameBucket& bucket, float w, const float* colour) {
 #if defined(__SSE2__)

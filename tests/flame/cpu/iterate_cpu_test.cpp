@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
 #include "common/backends.hpp"
 #include "flame/iterate_helpers.hpp"
@@ -69,6 +70,24 @@ TEST_P(FlameIterateCpu, BadValuesMatchSerial) {
   g.xforms.push_back(test::affineXform(1, 1, 0, 1e12, 0, 1, 0));
   g.xforms.push_back(test::affineXform(1, 0.5, 0, 0, 0, 0.5, 0));
   expectParity(g, 2);
+}
+
+// Progress: from the calling thread (never a worker), non-decreasing, ending at 1.
+TEST_P(FlameIterateCpu, ProgressComesFromTheCallingThread) {
+  FlameRenderOptions o = test::optionsFor(GetParam().method);
+  const auto caller = std::this_thread::get_id();
+  double last = 0;
+  int calls = 0;
+  o.progress = [&](double f) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    EXPECT_GE(f, last);
+    last = f;
+    ++calls;
+  };
+  test::CpuChunkScope chunk(GetParam().variant.chunk);
+  iterateFlame(test::sphericalGenome(30), o, GetParam().variant.execution());
+  EXPECT_GT(calls, 0);
+  EXPECT_EQ(last, 1.0);
 }
 
 std::vector<CpuCase> cpuCases() {
