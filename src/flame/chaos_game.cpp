@@ -75,6 +75,13 @@ bool simpleBatchPost(const PgFlameXform& xf, float lw, float sw, float* x, float
                      : simpleBatch<kLinear, kSpherical, false>(xf, lw, sw, x, y, c, n);
 }
 
+// flam3's plotted weight of an iterated xform's points: interpolation.c
+// adjust_percentage(opacity) = 10^log2(opacity), variations.c vis_adjusted.
+float plottedWeight(float opacity) {
+  if (opacity == 0.0f) return 0.0f;
+  return static_cast<float>(std::pow(10.0, -std::log(1.0 / opacity) / std::log(2.0)));
+}
+
 // flam3's palette coordinate → 16-bit fixed point: floor(c × 65536) clamped,
 // so that (code >> 8) is rect.c's step index (int)(c × 256) clamped to 0..255.
 uint16_t colourCode(float c) {
@@ -104,7 +111,7 @@ ChaosGame::ChaosGame(const ChaosProgram& program, const FlameHistogramLayout& la
       palette_mode_(program.palette_mode),
       total_samples_(layout.samples) {
   if (has_final_) final_opacity_ = xforms_[xform_count_].opacity;
-  for (int i = 0; i < xform_count_; ++i) weight_.push_back(xforms_[i].opacity);
+  for (int i = 0; i < xform_count_; ++i) weight_.push_back(plottedWeight(xforms_[i].opacity));
   // The kernel of every xform, the final one included.
   for (size_t i = 0; i < program.table.xforms.size(); ++i) {
     const PgFlameXform& xf = xforms_[i];

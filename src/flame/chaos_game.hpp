@@ -10,8 +10,8 @@
 // kept), the final xform applied to the plotted copy only (with probability =
 // its opacity; a bad final result plots a uniform point, as flam3 does), the
 // rotation about the centre, the histogram's +y down, the plotted weight of
-// the xform that made the point (flam3's adjust_percentage(opacity), stored in
-// PgFlameXform::opacity by compileChaosProgram).
+// the xform that made the point (flam3's adjust_percentage(opacity) of
+// PgFlameXform::opacity).
 //
 // Two ways to run a unit (FlameMethod):
 //  - kNaive: one orbit of flam3's sub-batch size, a random xform per step —

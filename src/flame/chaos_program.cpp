@@ -59,13 +59,6 @@ ChaosProgram compileChaosProgram(const FlameGenome& genome) {
   if (genome.xforms.size() > 65535) fail(genome, "more than 65535 xforms");
   ChaosProgram program;
   program.table = compileXforms(genome);
-  // An iterated xform's points are plotted with weight adjust_percentage(opacity)
-  // = 10^log2(opacity) (flam3 variations.c vis_adjusted, interpolation.c); the
-  // final xform keeps its opacity: the probability that it is applied (flam3.c).
-  for (int i = 0; i < program.table.iterated_count; ++i) {
-    float& opacity = program.table.xforms[static_cast<size_t>(i)].opacity;
-    if (opacity != 0.0f) opacity = static_cast<float>(std::pow(10.0, std::log2(static_cast<double>(opacity))));
-  }
   program.palette_mode = genome.palette_mode;
   program.palette.resize(256 * 4);
   for (size_t i = 0; i < 256; ++i)
