@@ -439,7 +439,7 @@ UnitStats ChaosGame::runPresorted(uint64_t u, UnitWorkspace& ws, RecordSink& sin
     if (!xaos) {
       // The paper's step: a random permutation moves the points to the slots,
       // each run of slots applies its one xform.
-      const uint16_t* perm = &permutations_[static_cast<size_t>((r >> 4) % kPermutations) * kN];
+      const uint16_t* perm = &permutations_[static_cast<size_t>(r / kSlotStride % kPermutations) * kN];
       for (uint32_t j = 0; j < kN; ++j) {
         const uint32_t s = perm[j];
         bx[j] = ax[s];
@@ -507,7 +507,8 @@ UnitStats ChaosGame::runPresorted(uint64_t u, UnitWorkspace& ws, RecordSink& sin
       } else {
         // A partial last iteration plots a random subset of the slots (the
         // first slots would all belong to the first xform).
-        const uint16_t* subset = &permutations_[static_cast<size_t>((r >> 10) % kPermutations) * kN];
+        const uint16_t* subset =
+            &permutations_[static_cast<size_t>(r / (kSlotStride * kPermutations) % kPermutations) * kN];
         slice_written += plotPopulation(ws, subset, last_count, &rng, out + slice_written);
       }
       const uint64_t plotted = t + 1 - static_cast<uint64_t>(fuse_);
