@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -277,7 +278,11 @@ uint64_t ChaosGame::plotPoints(const float* px, const float* py, const float* pc
   // invisible"), branch-free.
   uint64_t written = 0;
   for (uint32_t k = 0; k < count; ++k) {
-    out[written] = PlotRecord{cells[k], codes[k], xf[k]};
+    // One 8-byte store (the struct's layout, little-endian x86 or not).
+    const PlotRecord r{cells[k], codes[k], xf[k]};
+    uint64_t bits;
+    std::memcpy(&bits, &r, sizeof bits);
+    std::memcpy(out + written, &bits, sizeof bits);
     written += (cells[k] != kOutside) & (weight[xf[k]] != 0.0f);
   }
   return written;
