@@ -398,15 +398,25 @@ uint64_t ChaosGame::plotPopulation(UnitWorkspace& ws, const uint16_t* slots, uin
     } else {
       const uint32_t* bad = ws.bad_slots.data();
       const uint32_t* bad_end = bad + ws.bad_slots.size();
+      const float* iterated_x = ws.bx.data();
+      const float* iterated_y = ws.by.data();
+      const float* iterated_c = ws.bc.data();
+      // 16-bit draws, two per random number: applied with probability
+      // ceil(opacity · 2^16) / 2^16 (flam3: a 28-bit draw below the opacity).
+      const uint32_t threshold =
+          static_cast<uint32_t>(std::ceil(static_cast<double>(final_opacity_) * 65536.0));
+      uint32_t bits = 0;
       for (uint32_t k = 0; k < count; ++k) {
         const bool was_bad = bad != bad_end && *bad == k;
         bad += was_bad;
-        if (!(pgFlameRand01(rng) < final_opacity_)) {
-          const uint32_t j = slots ? slots[k] : k;  // not applied: the iterated point
-          px[k] = ws.bx[j];
-          py[k] = ws.by[j];
-          pc[k] = ws.bc[j];
-        } else if (was_bad) {
+        if ((k & 1) == 0) bits = pgFlameRandU32(rng);
+        // Branch-free choice (the draw is random: a branch would mispredict).
+        const bool applied = ((bits >> (16 * (k & 1))) & 0xffff) < threshold;
+        const uint32_t j = slots ? slots[k] : k;  // not applied: the iterated point
+        px[k] = applied ? px[k] : iterated_x[j];
+        py[k] = applied ? py[k] : iterated_y[j];
+        pc[k] = applied ? pc[k] : iterated_c[j];
+        if (applied && was_bad) {
           px[k] = pgFlameRand11(rng);
           py[k] = pgFlameRand11(rng);
         }
