@@ -8,7 +8,8 @@
 // selection row (the previous xform's row under xaos), a bad value replaced by
 // a uniform point and retried up to 5 times in a row (the 5th replacement is
 // kept), the final xform applied to the plotted copy only (with probability =
-// its opacity; a bad final result plots a uniform point, as flam3 does), the
+// its opacity — a 16-bit draw in the presorted batches; a bad final result
+// plots a uniform point, as flam3 does), the
 // rotation about the centre, the histogram's +y down, the plotted weight of
 // the xform that made the point (flam3's adjust_percentage(opacity) of
 // PgFlameXform::opacity).

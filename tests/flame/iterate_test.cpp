@@ -38,7 +38,7 @@ TEST_P(FlameIterate, SamplesAreQualityTimesSize) {
   const struct {
     int w, h;
     double q;
-  } cases[] = {{7, 5, 1}, {64, 48, 10}, {33, 17, 3}, {600, 500, 1}, {1100, 1000, 1}};
+  } cases[] = {{1, 1, 1}, {7, 5, 1}, {64, 48, 10}, {33, 17, 3}, {600, 500, 1}, {1100, 1000, 1}};
   for (const auto& c : cases) {
     FlameGenome g = test::fixedPointGenome();
     g.width = c.w;
