@@ -11,6 +11,7 @@
 
 #include "common/backends.hpp"
 #include "flame/iterate_helpers.hpp"
+#include "procgen/error.hpp"
 #include "procgen/flame_render.hpp"
 
 namespace procgen {
@@ -70,6 +71,17 @@ TEST_P(FlameIterateCpu, BadValuesMatchSerial) {
   g.xforms.push_back(test::affineXform(1, 1, 0, 1e12, 0, 1, 0));
   g.xforms.push_back(test::affineXform(1, 0.5, 0, 0, 0, 0.5, 0));
   expectParity(g, 2);
+}
+
+// The cpu stage's buffers (a round of records, per-thread scratch) count
+// against the budget with the histogram: a budget that holds only the
+// histogram is refused before allocating (ResourceError, exit 2).
+TEST_P(FlameIterateCpu, MemoryBudgetCountsTheRoundBuffers) {
+  const FlameGenome g = test::fixedPointGenome();
+  FlameRenderOptions o = test::optionsFor(GetParam().method);
+  const FlameHistogramLayout layout = flameHistogramLayout(g, o);
+  o.memory_budget = static_cast<uint64_t>(layout.width) * layout.height * sizeof(FlameBucket) + 1;
+  EXPECT_THROW(iterateFlame(g, o, GetParam().variant.execution()), ResourceError);
 }
 
 // Progress: from the calling thread (never a worker), non-decreasing, ending at 1.
