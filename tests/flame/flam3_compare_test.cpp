@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "common/backends.hpp"
 #include "common/cli_run.hpp"
 #include "common/png_decode.hpp"
 #include "procgen/backend.hpp"
@@ -186,6 +187,46 @@ TEST_P(Flam3Compare, MatchesFlam3RenderWithinItsOwnNoise) {
       fs::copy_file(fp, keep / (stem + "procgen.png"), fs::copy_options::overwrite_existing);
       ADD_FAILURE() << "images kept in " << keep;
     }
+  }
+}
+
+// opencl against serial by the same metric: the opencl chaos game (the
+// paper's work-item layout, its own random streams) is another sample of the
+// same image, so PSNR(opencl, serial) must reach the threshold flam3's own
+// two-seed agreement sets, and the mean brightness agree within 5 %.
+TEST_P(Flam3Compare, OpenCLMatchesSerialWithinFlam3sOwnNoise) {
+  const CompareCase& c = GetParam();
+  if (!c.flame_command) GTEST_SKIP() << "the committed genomes cover the opencl comparison";
+  const std::string skip = procgen::test::skipReason(procgen::test::makeVariant(procgen::Backend::kOpenCL, 0));
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  if (!haveFlam3Render()) GTEST_SKIP() << "flam3-render is not installed (Debian package flam3-utils)";
+  ASSERT_NO_FATAL_FAILURE(flam3(c, 1, "a."));
+  ASSERT_NO_FATAL_FAILURE(flam3(c, 2, "b."));
+  for (const char* backend : {"serial", "opencl"}) {
+    ASSERT_EQ(runProcgen("flame " + c.genome.string() + " --size " + c.size + " --quality 500 --seed 3 --backend " +
+                             backend + " -q -o " + (dir_ / (std::string(backend) + ".png")).string(),
+                         dir_ / "err.txt"),
+              0)
+        << backend << ": " << slurp(dir_ / "err.txt");
+  }
+  for (int i = 0; i < c.flames; ++i) {
+    char number[16];
+    std::snprintf(number, sizeof number, "%05d", i);
+    auto image = [&](const std::string& stem) {
+      const fs::path f = c.flames > 1 ? dir_ / (stem + "-" + number + ".png") : dir_ / (stem + ".png");
+      const procgen::test::Decoded d = png(f);
+      EXPECT_TRUE(d.ok) << f;
+      return downsample(d);
+    };
+    const Downsampled a = downsample(png(dir_ / ("a." + std::string(number) + ".png")));
+    const Downsampled b = downsample(png(dir_ / ("b." + std::string(number) + ".png")));
+    const Downsampled serial = image("serial"), opencl = image("opencl");
+    const double threshold = std::min(kPsnrFloorDb, psnr(b, a) - kMarginDb);
+    const double db = psnr(opencl, serial);
+    std::printf("[ opencl   ] %s flame %d: PSNR opencl/serial %.2f dB (threshold %.2f); mean opencl %.2f, serial %.2f\n",
+                c.label, i, db, threshold, mean(opencl), mean(serial));
+    EXPECT_GE(db, threshold) << c.label << " flame " << i;
+    EXPECT_NEAR(mean(opencl), mean(serial), kMeanTolerance * mean(serial)) << c.label << " flame " << i;
   }
 }
 

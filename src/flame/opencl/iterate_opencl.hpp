@@ -28,7 +28,7 @@ enum class OpenCLPlotting : uint8_t {
 
 struct OpenCLIterateTuning {
   /// Points advanced per step: 0 = chosen from the samples and the device;
-  /// otherwise a power of 4 in [2^14, 2^22].
+  /// otherwise a power of 4 in [2^10, 2^22].
   uint32_t points = 0;
   /// Run the xaos path (draw, group, iterate) even for genomes without xaos.
   bool grouped = false;
