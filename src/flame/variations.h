@@ -26,6 +26,22 @@
 #define PG_FLAME_PI 3.14159265358979323846f
 #define PG_FLAME_EPS 1e-10f /* flam3's EPS (private.h) */
 
+/* The elementary functions of the variations: OpenCL C's built-ins on a
+ * device; on the host libm's, except atan2 and the hyperbolic functions from
+ * src/flame/flame_math.hpp (glibc's float expm1f/atanf/tanhf were a third of
+ * a trig-heavy flame's time; glibc's sinf/cosf/expf/logf/powf are as fast
+ * as or faster than a double-evaluated replacement, measured). */
+#ifdef __OPENCL_C_VERSION__
+#define PG_FLAME_ATAN2 PG_ATAN2
+#define PG_FLAME_SINH PG_SINH
+#define PG_FLAME_EXPM1 PG_EXPM1
+#else
+#include "flame/flame_math.hpp"
+#define PG_FLAME_ATAN2 procgen::flame::math::atan2f
+#define PG_FLAME_SINH procgen::flame::math::sinhf
+#define PG_FLAME_EXPM1 procgen::flame::math::expm1f
+#endif
+
 /* flam3's per-xform parameters, in the catalogue's order (src/flame/catalogue.cpp
  * kParams; a test checks every name against flameParamIndex). */
 #define PG_FLAME_PARAM_LIST(X)                                                                   \
@@ -184,7 +200,7 @@ PROCGEN_FN float pgFlameRandGauss4(PgFlameRng* rng) {
  * sinh |x| = (m + m/(m + 1)) / 2 keeps its digits near 0 and
  * cosh x = (e^|x| + e^-|x|) / 2. */
 PROCGEN_FN void pgFlameSinhCosh(float x, float* sh, float* ch) {
-  float m = PG_EXPM1(PG_FABS(x)), e = m + 1.0f, inv = 1.0f / e;
+  float m = PG_FLAME_EXPM1(PG_FABS(x)), e = m + 1.0f, inv = 1.0f / e;
   float s = 0.5f * (m + m * inv);
   *sh = x < 0.0f ? -s : s;
   *ch = 0.5f * (e + inv);
@@ -193,8 +209,12 @@ PROCGEN_FN void pgFlameSinhCosh(float x, float* sh, float* ch) {
 /* For the complex tan … coth family with hyperbolic argument h and circular
  * argument c: tanh h, sech h = 1 / cosh h (both finite for every h), sin c, cos c. */
 PROCGEN_FN void pgFlameComplexTrigParts(float h, float c, float* th, float* se, float* sc, float* cc) {
+#ifdef __OPENCL_C_VERSION__
   *th = PG_TANH(h);
   *se = 1.0f / PG_COSH(h);
+#else
+  procgen::flame::math::tanhSech(h, *th, *se); /* one exponential for both */
+#endif
   *sc = PG_SIN(c);
   *cc = PG_COS(c);
 }
@@ -540,7 +560,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 55: { /* bipolar */
       const float half_pi = 0.5f * pi;
       float t = r2 + 1.0f, x2 = 2.0f * tx;
-      float y = 0.5f * PG_ATAN2(2.0f * ty, r2 - 1.0f) - half_pi * prm[PG_FLAME_P_BIPOLAR_SHIFT];
+      float y = 0.5f * PG_FLAME_ATAN2(2.0f * ty, r2 - 1.0f) - half_pi * prm[PG_FLAME_P_BIPOLAR_SHIFT];
       if (y > half_pi)
         y = -half_pi + PG_FMOD(y + half_pi, pi);
       else if (y < -half_pi)
@@ -615,7 +635,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       b = b < 0.0f ? 0.0f : PG_SQRT(b);
       ssx = ssx < 0.0f ? 0.0f : PG_SQRT(ssx);
       float l = PG_LOG1P(xm1 + ssx); /* log(xmax + ssx) */
-      ox = s * PG_ATAN2(a, b);
+      ox = s * PG_FLAME_ATAN2(a, b);
       oy = ty > 0.0f ? s * l : -(s * l);
     } break;
     case 63: { /* escher */
@@ -627,16 +647,16 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     } break;
     case 64: { /* foci: (sinh x, sin y) / (cosh x − cos y), the denominator as
                   2 (sinh²(x/2) + sin²(y/2)) so that it keeps its digits near 0 */
-      float hx = PG_SINH(0.5f * tx), hy = PG_SIN(0.5f * ty);
+      float hx = PG_FLAME_SINH(0.5f * tx), hy = PG_SIN(0.5f * ty);
       float s = w / (2.0f * (hx * hx + hy * hy));
-      ox = s * PG_SINH(tx);
+      ox = s * PG_FLAME_SINH(tx);
       oy = s * PG_SIN(ty);
     } break;
     case 65: { /* lazysusan */
       float lx = prm[PG_FLAME_P_LAZYSUSAN_X], ly = prm[PG_FLAME_P_LAZYSUSAN_Y];
       float x = tx - lx, y = ty + ly, d = PG_SQRT(x * x + y * y);
       if (d < w) {
-        float a = PG_ATAN2(y, x) + prm[PG_FLAME_P_LAZYSUSAN_SPIN] + prm[PG_FLAME_P_LAZYSUSAN_TWIST] * (w - d);
+        float a = PG_FLAME_ATAN2(y, x) + prm[PG_FLAME_P_LAZYSUSAN_SPIN] + prm[PG_FLAME_P_LAZYSUSAN_TWIST] * (w - d);
         ox = w * d * PG_COS(a) + lx;
         oy = w * d * PG_SIN(a) - ly;
       } else {
@@ -845,7 +865,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float xpw = tx + w, xmw = tx - w;
       float s = w * (2.0f + prm[PG_FLAME_P_FLUX_SPREAD]) *
                 PG_SQRT(PG_SQRT(ty * ty + xpw * xpw) / PG_SQRT(ty * ty + xmw * xmw));
-      float a = 0.5f * (PG_ATAN2(ty, xmw) - PG_ATAN2(ty, xpw));
+      float a = 0.5f * (PG_FLAME_ATAN2(ty, xmw) - PG_FLAME_ATAN2(ty, xpw));
       ox = s * PG_COS(a);
       oy = s * PG_SIN(a);
     } break;
@@ -893,14 +913,14 @@ PROCGEN_FN int pgFlameApplyXform(const PgFlameXform* xf, PROCGEN_GLOBAL const Pg
   if (flags & PG_FLAME_HAS_PRE_BLUR) pgFlamePreBlur(prm[PG_FLAME_D_PRE_BLUR_WEIGHT], &in.tx, &in.ty, rng);
   in.r2 = in.tx * in.tx + in.ty * in.ty;
   in.r = (flags & (PG_FLAME_NEEDS_R | PG_FLAME_NEEDS_ANGLES)) ? PG_SQRT(in.r2) : 0.0f;
-  in.atan_xy = (flags & PG_FLAME_NEEDS_ATAN_XY) ? PG_ATAN2(in.tx, in.ty) : 0.0f;
+  in.atan_xy = (flags & PG_FLAME_NEEDS_ATAN_XY) ? PG_FLAME_ATAN2(in.tx, in.ty) : 0.0f;
   in.sina = 0.0f;
   in.cosa = 0.0f;
   if (flags & PG_FLAME_NEEDS_ANGLES) {
     in.sina = in.tx / in.r;
     in.cosa = in.ty / in.r;
   }
-  in.atan_yx = (flags & PG_FLAME_NEEDS_ATAN_YX) ? PG_ATAN2(in.ty, in.tx) : 0.0f;
+  in.atan_yx = (flags & PG_FLAME_NEEDS_ATAN_YX) ? PG_FLAME_ATAN2(in.ty, in.tx) : 0.0f;
 
   float sx = 0.0f, sy = 0.0f;
   for (pg_u32 i = 0; i < xf->term_count; ++i) {
