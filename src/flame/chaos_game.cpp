@@ -4,10 +4,12 @@
 #include "flame/chaos_game.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <utility>
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -76,6 +78,46 @@ bool simpleBatchPost(const PgFlameXform& xf, float lw, float sw, float* x, float
                      : simpleBatch<kLinear, kSpherical, false>(xf, lw, sw, x, y, c, n);
 }
 
+// One variation term over a batch: (sx, sy) += weight × variation V at each
+// point's precalculations, pgFlameVariation inlined with V constant (flatten)
+// so that its switch folds away. Variations that draw are never given here
+// (no generator: nullptr).
+struct TermBatch {
+  const float *tx, *ty, *r2, *r, *atan_xy, *sina, *cosa, *atan_yx;
+  const float* prm;
+  const float* affine;
+  float *sx, *sy;
+  uint32_t n;
+};
+
+template <pg_u32 V>
+[[gnu::flatten]] void termLoop(float weight, const TermBatch& b) {
+  for (uint32_t j = 0; j < b.n; ++j) {
+    PgFlameVarInput in;
+    in.tx = b.tx[j];
+    in.ty = b.ty[j];
+    in.r2 = b.r2[j];
+    in.r = b.r[j];
+    in.atan_xy = b.atan_xy[j];
+    in.sina = b.sina[j];
+    in.cosa = b.cosa[j];
+    in.atan_yx = b.atan_yx[j];
+    const PgFlameVec2 d = pgFlameVariation(V, weight, &in, b.prm, b.affine, nullptr);
+    b.sx[j] += d.x;
+    b.sy[j] += d.y;
+  }
+}
+
+using TermLoop = void (*)(float, const TermBatch&);
+constexpr pg_u32 kVariationCount = kFlameVariationCount;
+
+template <pg_u32... V>
+constexpr std::array<TermLoop, sizeof...(V)> termLoopTable(std::integer_sequence<pg_u32, V...>) {
+  return {&termLoop<V>...};
+}
+constexpr std::array<TermLoop, kVariationCount> kTermLoops =
+    termLoopTable(std::make_integer_sequence<pg_u32, kVariationCount>{});
+
 // flam3's plotted weight of an iterated xform's points: interpolation.c
 // adjust_percentage(opacity) = 10^log2(opacity), variations.c vis_adjusted.
 float plottedWeight(float opacity) {
@@ -134,6 +176,13 @@ ChaosGame::ChaosGame(const ChaosProgram& program, const FlameHistogramLayout& la
       k = Kernel::kLinearSpherical;  // in this order, as pgFlameApplyXform adds them
       lw = t[0].weight;
       sw = t[1].weight;
+    } else if (!(xf.flags & PG_FLAME_HAS_PRE_BLUR)) {
+      bool draws = false, known = true;
+      for (pg_u32 i = 0; i < xf.term_count; ++i) {
+        draws = draws || pgFlameVariationDraws(t[i].variation);
+        known = known && t[i].variation < kVariationCount;
+      }
+      if (!draws && known) k = Kernel::kTermMajor;
     }
     kernel_.push_back(k);
     linear_weight_.push_back(lw);
@@ -345,6 +394,9 @@ void ChaosGame::applyBatch(int xf, float* x, float* y, float* c, uint32_t begin,
     case Kernel::kLinearSpherical:
       any_bad = simpleBatchPost<true, true>(xform, lw, sw, x, y, c, n);
       break;
+    case Kernel::kTermMajor:
+      any_bad = termMajorBatch(xform, x, y, c, n);
+      break;
     case Kernel::kGeneric:
       for (uint32_t j = 0; j < n; ++j) {
         PgFlamePoint p{x[j], y[j], c[j]};
@@ -358,6 +410,65 @@ void ChaosGame::applyBatch(int xf, float* x, float* y, float* c, uint32_t begin,
   if (any_bad)
     for (uint32_t j = 0; j < n; ++j)
       if (isBad(x[j], y[j])) bad_slots.push_back(begin + j);
+}
+
+bool ChaosGame::termMajorBatch(const PgFlameXform& xf, float* x, float* y, float* c, uint32_t n) const {
+  // pgFlameApplyXform's steps, each over the batch (n ≤ kPopulation).
+  float tx[kPopulation], ty[kPopulation], r2[kPopulation], r[kPopulation], atan_xy[kPopulation];
+  float sina[kPopulation], cosa[kPopulation], atan_yx[kPopulation], sx[kPopulation], sy[kPopulation];
+  const float a0 = xf.affine[0], a1 = xf.affine[1], a2 = xf.affine[2];
+  const float a3 = xf.affine[3], a4 = xf.affine[4], a5 = xf.affine[5];
+  const float colour_term = xf.color_speed * xf.color, keep = 1.0f - xf.color_speed;
+  const pg_u32 flags = xf.flags;
+  for (uint32_t j = 0; j < n; ++j) {
+    c[j] = colour_term + keep * c[j];
+    tx[j] = a0 * x[j] + a1 * y[j] + a2;
+    ty[j] = a3 * x[j] + a4 * y[j] + a5;
+    r2[j] = tx[j] * tx[j] + ty[j] * ty[j];
+    sx[j] = 0.0f;
+    sy[j] = 0.0f;
+  }
+  const bool need_r = flags & (PG_FLAME_NEEDS_R | PG_FLAME_NEEDS_ANGLES);
+  for (uint32_t j = 0; j < n; ++j) r[j] = need_r ? PG_SQRT(r2[j]) : 0.0f;
+  if (flags & PG_FLAME_NEEDS_ATAN_XY) {
+    for (uint32_t j = 0; j < n; ++j) atan_xy[j] = PG_FLAME_ATAN2(tx[j], ty[j]);
+  } else {
+    std::fill(atan_xy, atan_xy + n, 0.0f);
+  }
+  if (flags & PG_FLAME_NEEDS_ANGLES) {
+    for (uint32_t j = 0; j < n; ++j) {
+      sina[j] = tx[j] / r[j];
+      cosa[j] = ty[j] / r[j];
+    }
+  } else {
+    std::fill(sina, sina + n, 0.0f);
+    std::fill(cosa, cosa + n, 0.0f);
+  }
+  if (flags & PG_FLAME_NEEDS_ATAN_YX) {
+    for (uint32_t j = 0; j < n; ++j) atan_yx[j] = PG_FLAME_ATAN2(ty[j], tx[j]);
+  } else {
+    std::fill(atan_yx, atan_yx + n, 0.0f);
+  }
+  const TermBatch batch{tx, ty, r2, r, atan_xy, sina, cosa, atan_yx, params_ + xf.param_begin, xf.affine, sx, sy, n};
+  for (pg_u32 i = 0; i < xf.term_count; ++i) {
+    const PgFlameTerm t = terms_[xf.term_begin + i];
+    kTermLoops[t.variation](t.weight, batch);
+  }
+  const float p0 = xf.post[0], p1 = xf.post[1], p2 = xf.post[2];
+  const float p3 = xf.post[3], p4 = xf.post[4], p5 = xf.post[5];
+  const bool post = xf.has_post;
+  int bad = 0;
+  for (uint32_t j = 0; j < n; ++j) {
+    float px = sx[j], py = sy[j];
+    if (post) {
+      px = p0 * sx[j] + p1 * sy[j] + p2;
+      py = p3 * sx[j] + p4 * sy[j] + p5;
+    }
+    x[j] = px;
+    y[j] = py;
+    bad |= !((std::fabs(px) <= PG_FLAME_BAD_VALUE_LIMIT) & (std::fabs(py) <= PG_FLAME_BAD_VALUE_LIMIT));
+  }
+  return bad != 0;
 }
 
 uint64_t ChaosGame::plotPopulation(UnitWorkspace& ws, const uint16_t* slots, uint32_t count, PgFlameRng* rng,

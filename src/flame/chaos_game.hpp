@@ -28,7 +28,10 @@
 //    one batch applying ONE xform: no per-point choice, no branch
 //    mispredictions, independent points the out-of-order core overlaps, and
 //    for xforms made of linear and spherical terms a loop the compiler
-//    vectorises. With xaos each point draws its next xform from its row and
+//    vectorises; other xforms whose terms draw no random numbers apply one
+//    term at a time to the whole batch (a loop per variation with the
+//    variation's code inlined: no per-point dispatch), the same operations
+//    in the same order as pgFlameApplyXform, so the same bits. With xaos each point draws its next xform from its row and
 //    the points are grouped by xform (a counting sort) instead.
 //
 // Output: plotted points as PlotRecords (histogram cell, colour, xform), in
@@ -142,7 +145,7 @@ class ChaosGame {
   void accumulate(const PlotRecord* records, uint64_t n, FlameBucket* buckets) const;
 
  private:
-  enum class Kernel : uint8_t { kGeneric, kNone, kLinear, kSpherical, kLinearSpherical };
+  enum class Kernel : uint8_t { kGeneric, kNone, kLinear, kSpherical, kLinearSpherical, kTermMajor };
   struct Run {
     uint16_t xform;
     uint16_t begin, end;
@@ -154,6 +157,9 @@ class ChaosGame {
   /// appends the slots that gave bad values to ws.bad_slots.
   void applyBatch(int xf, float* x, float* y, float* c, uint32_t begin, uint32_t end, PgFlameRng* rng,
                   std::vector<uint32_t>& bad_slots) const;
+  /// kTermMajor: the precalculations of every point, then each term over
+  /// every point (an xform whose terms draw no random numbers).
+  bool termMajorBatch(const PgFlameXform& xf, float* x, float* y, float* c, uint32_t n) const;
   uint16_t choose(int row, PgFlameRng* rng) const;
   /// One chaos-game step of `p` from selection row `row` with flam3's
   /// retries, `consecutive` bad values already seen; returns the xform.

@@ -172,6 +172,18 @@ PROCGEN_FN pg_u32 pgFlameVariationNeeds(pg_u32 v) {
   }
 }
 
+/* Whether variation `v` draws random numbers (then a batch applying one term
+ * to many points would draw in another order than point by point). */
+PROCGEN_FN int pgFlameVariationDraws(pg_u32 v) {
+  switch (v) {
+    case 13: case 31: case 32: case 33: case 34: case 35: case 36: case 37: case 41: case 43:
+    case 44: case 45: case 47: case 50: case 51: case 52: case 53: case 56: case 59: case 67: case 78:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 /* What every variation reads: the affine output and flam3's precalculations
  * (those not asked for by the xform's flags are 0). */
 typedef struct PgFlameVarInput {
