@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #endif
 
+#include "flame/flame_math.hpp"
 #include "procgen/error.hpp"
 
 namespace procgen::flame {
@@ -431,7 +432,7 @@ bool ChaosGame::termMajorBatch(const PgFlameXform& xf, float* x, float* y, float
   const bool need_r = flags & (PG_FLAME_NEEDS_R | PG_FLAME_NEEDS_ANGLES);
   for (uint32_t j = 0; j < n; ++j) r[j] = need_r ? PG_SQRT(r2[j]) : 0.0f;
   if (flags & PG_FLAME_NEEDS_ATAN_XY) {
-    for (uint32_t j = 0; j < n; ++j) atan_xy[j] = PG_FLAME_ATAN2(tx[j], ty[j]);
+    math::atan2Batch(tx, ty, atan_xy, n);  // the bits of PG_FLAME_ATAN2, vectorised
   } else {
     std::fill(atan_xy, atan_xy + n, 0.0f);
   }
@@ -445,7 +446,7 @@ bool ChaosGame::termMajorBatch(const PgFlameXform& xf, float* x, float* y, float
     std::fill(cosa, cosa + n, 0.0f);
   }
   if (flags & PG_FLAME_NEEDS_ATAN_YX) {
-    for (uint32_t j = 0; j < n; ++j) atan_yx[j] = PG_FLAME_ATAN2(ty[j], tx[j]);
+    math::atan2Batch(ty, tx, atan_yx, n);
   } else {
     std::fill(atan_yx, atan_yx + n, 0.0f);
   }

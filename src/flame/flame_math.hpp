@@ -63,11 +63,14 @@ inline constexpr double kShifter = 0x1.8p52;  // x + kShifter − kShifter round
   const double ax = std::fabs(static_cast<double>(x)), ay = std::fabs(static_cast<double>(y));
   const bool steep = ay > ax;
   const double hi = steep ? ay : ax, lo = steep ? ax : ay;
-  // a = lo/hi in [0, 1]; 0/0 → 0 and inf/inf → 1 as atan2's limits.
-  double a = hi == 0.0 ? 0.0 : lo / hi;
+  // a = lo/hi in [0, 1]; 0/0 → 0 and inf/inf → 1 as atan2's limits. The
+  // divisions are unconditional and the choices selects, so that a loop of
+  // atan2f has no control flow and the compiler vectorises it.
+  double a = lo / (hi == 0.0 ? 1.0 : hi);
   a = hi == lo && hi == INFINITY ? 1.0 : a;
   const bool upper = a > 0.41421356237309504880;  // tan(π/8)
-  const double t = upper ? (a - 1.0) / (a + 1.0) : a;  // |t| ≤ tan(π/8)
+  const double reflected = (a - 1.0) / (a + 1.0);
+  const double t = upper ? reflected : a;  // |t| ≤ tan(π/8)
   const double t2 = t * t;
   // atan t to t^23/23 (next term < 3e-11 relative).
   const double at = t + t * t2 * (-1.0 / 3 + t2 * (1.0 / 5 + t2 * (-1.0 / 7 + t2 * (1.0 / 9 + t2 * (-1.0 / 11 + t2 * (1.0 / 13 + t2 * (-1.0 / 15 + t2 * (1.0 / 17 + t2 * (-1.0 / 19 + t2 * (1.0 / 21 + t2 * (-1.0 / 23)))))))))));
@@ -99,5 +102,15 @@ inline constexpr double kShifter = 0x1.8p52;  // x + kShifter − kShifter round
   th = static_cast<float>(std::signbit(h) ? -t : t);
   se = static_cast<float>(2.0 * e * inv);
 }
+
+/// out[j] = atan2f(y[j], x[j]) for j < n: the same bits as atan2f, in a loop
+/// the compiler vectorises, compiled for AVX-512, AVX2 and plain x86-64 and
+/// picked at run time by the CPU (flame_math.cpp).
+void atan2Batch(const float* y, const float* x, float* out, uint32_t n);
+
+/// Test hook: the instruction sets atan2Batch has variants for (0 plain,
+/// 1 AVX2, 2 AVX-512), whether this CPU runs `isa`, and that variant.
+bool atan2BatchIsaSupported(int isa);
+void atan2BatchForIsa(int isa, const float* y, const float* x, float* out, uint32_t n);
 
 }  // namespace procgen::flame::math

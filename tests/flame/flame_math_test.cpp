@@ -12,6 +12,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -143,6 +144,45 @@ TEST(FlameMath, SpecialValuesFollowC) {
   fm::tanhSech(-0.0f, th, se);
   EXPECT_TRUE(th == 0.0f && std::signbit(th));
   EXPECT_EQ(se, 1.0f);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(FlameMath, Atan2BatchGivesAtan2fBitsOnEveryInstructionSet) {
+  // Quadrants, magnitudes from 1e-38 to 1e38, signed zeros, infinities, NaN.
+  std::vector<float> ys, xs;
+  std::mt19937 gen(29);
+  std::uniform_real_distribution<float> d(-10.0f, 10.0f);
+  std::uniform_int_distribution<int> e(-38, 38);
+  for (int i = 0; i < 20000; ++i) {
+    ys.push_back(d(gen) * std::pow(10.0f, static_cast<float>(e(gen) / 4)));
+    xs.push_back(d(gen) * std::pow(10.0f, static_cast<float>(e(gen) / 4)));
+  }
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, FLT_TRUE_MIN, FLT_MAX};
+  for (float y : specials)
+    for (float x : specials) {
+      ys.push_back(y);
+      xs.push_back(x);
+    }
+  std::vector<float> want(ys.size());
+  for (size_t i = 0; i < ys.size(); ++i) want[i] = fm::atan2f(ys[i], xs[i]);
+  int tested = 0;
+  for (int isa = 0; isa <= 2; ++isa) {
+    if (!fm::atan2BatchIsaSupported(isa)) continue;
+    ++tested;
+    // Odd lengths and offsets: the vector body and the scalar tail.
+    for (uint32_t n : {1u, 7u, 128u, 20077u}) {  // 3 + n ≤ the 20081 inputs
+      std::vector<float> got(n);
+      fm::atan2BatchForIsa(isa, ys.data() + 3, xs.data() + 3, got.data(), n);
+      EXPECT_EQ(std::memcmp(got.data(), want.data() + 3, n * sizeof(float)), 0) << "isa " << isa << ", n " << n;
+    }
+  }
+  EXPECT_GE(tested, 1);
+  std::vector<float> got(ys.size());
+  fm::atan2Batch(ys.data(), xs.data(), got.data(), static_cast<uint32_t>(ys.size()));
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
 }
 
 }  // namespace
