@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <string>
 #include <utility>
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -18,6 +19,19 @@
 #include "procgen/error.hpp"
 
 namespace procgen::flame {
+
+// One variation term over a batch: (sx, sy) += weight × variation V at each
+// point's precalculations, pgFlameVariation inlined with V constant (flatten)
+// so that its switch folds away. Variations that draw are never given here
+// (no generator: nullptr).
+struct TermBatch {
+  const float *tx, *ty, *r2, *r, *atan_xy, *sina, *cosa, *atan_yx;
+  const float* prm;
+  const float* affine;
+  float *sx, *sy;
+  uint32_t n;
+};
+
 namespace {
 
 std::atomic<bool> batch_kernels_enabled{true};
@@ -79,45 +93,57 @@ bool simpleBatchPost(const PgFlameXform& xf, float lw, float sw, float* x, float
                      : simpleBatch<kLinear, kSpherical, false>(xf, lw, sw, x, y, c, n);
 }
 
-// One variation term over a batch: (sx, sy) += weight × variation V at each
-// point's precalculations, pgFlameVariation inlined with V constant (flatten)
-// so that its switch folds away. Variations that draw are never given here
-// (no generator: nullptr).
-struct TermBatch {
-  const float *tx, *ty, *r2, *r, *atan_xy, *sina, *cosa, *atan_yx;
-  const float* prm;
-  const float* affine;
-  float *sx, *sy;
-  uint32_t n;
-};
-
 template <pg_u32 V>
-[[gnu::flatten]] void termLoop(float weight, const TermBatch& b) {
+[[gnu::always_inline]] inline void termLoopBody(float weight, const TermBatch& b) {
+  const float *__restrict tx = b.tx, *__restrict ty = b.ty, *__restrict r2 = b.r2, *__restrict r = b.r;
+  const float *__restrict atan_xy = b.atan_xy, *__restrict sina = b.sina, *__restrict cosa = b.cosa;
+  const float *__restrict atan_yx = b.atan_yx, *__restrict prm = b.prm, *__restrict affine = b.affine;
+  float *__restrict sx = b.sx, *__restrict sy = b.sy;
   for (uint32_t j = 0; j < b.n; ++j) {
     PgFlameVarInput in;
-    in.tx = b.tx[j];
-    in.ty = b.ty[j];
-    in.r2 = b.r2[j];
-    in.r = b.r[j];
-    in.atan_xy = b.atan_xy[j];
-    in.sina = b.sina[j];
-    in.cosa = b.cosa[j];
-    in.atan_yx = b.atan_yx[j];
-    const PgFlameVec2 d = pgFlameVariation(V, weight, &in, b.prm, b.affine, nullptr);
-    b.sx[j] += d.x;
-    b.sy[j] += d.y;
+    in.tx = tx[j];
+    in.ty = ty[j];
+    in.r2 = r2[j];
+    in.r = r[j];
+    in.atan_xy = atan_xy[j];
+    in.sina = sina[j];
+    in.cosa = cosa[j];
+    in.atan_yx = atan_yx[j];
+    const PgFlameVec2 d = pgFlameVariation(V, weight, &in, prm, affine, nullptr);
+    sx[j] += d.x;
+    sy[j] += d.y;
   }
+}
+
+// The same loop for plain x86-64, AVX2 and AVX-512: variations built from
+// arithmetic, sqrt and flame_math.hpp's functions vectorise (no control flow:
+// this file is compiled with -fno-trapping-math, and -ffp-contract=off keeps
+// the AVX-512 variant free of FMA, so every variant gives the same bits —
+// CMakeLists.txt); those calling libm stay scalar.
+template <pg_u32 V>
+[[gnu::flatten]] void termLoop(float weight, const TermBatch& b) {
+  termLoopBody<V>(weight, b);
+}
+template <pg_u32 V>
+[[gnu::flatten, gnu::target("avx2")]] void termLoopAvx2(float weight, const TermBatch& b) {
+  termLoopBody<V>(weight, b);
+}
+template <pg_u32 V>
+[[gnu::flatten, gnu::target("avx512f")]] void termLoopAvx512(float weight, const TermBatch& b) {
+  termLoopBody<V>(weight, b);
 }
 
 using TermLoop = void (*)(float, const TermBatch&);
 constexpr pg_u32 kVariationCount = kFlameVariationCount;
+using TermLoops = std::array<TermLoop, kVariationCount>;
 
 template <pg_u32... V>
-constexpr std::array<TermLoop, sizeof...(V)> termLoopTable(std::integer_sequence<pg_u32, V...>) {
-  return {&termLoop<V>...};
+constexpr std::array<TermLoops, 3> termLoopTables(std::integer_sequence<pg_u32, V...>) {
+  return {TermLoops{&termLoop<V>...}, TermLoops{&termLoopAvx2<V>...}, TermLoops{&termLoopAvx512<V>...}};
 }
-constexpr std::array<TermLoop, kVariationCount> kTermLoops =
-    termLoopTable(std::make_integer_sequence<pg_u32, kVariationCount>{});
+constexpr std::array<TermLoops, 3> kTermLoopTables =
+    termLoopTables(std::make_integer_sequence<pg_u32, kVariationCount>{});
+std::atomic<int> term_loop_isa{math::bestVectorIsa()};
 
 // flam3's plotted weight of an iterated xform's points: interpolation.c
 // adjust_percentage(opacity) = 10^log2(opacity), variations.c vis_adjusted.
@@ -141,6 +167,15 @@ void setFlameBatchKernelsForTesting(bool enabled) {
   batch_kernels_enabled = enabled;
 }
 
+int flameVectorIsaForTesting() {
+  return term_loop_isa;
+}
+
+void setFlameVectorIsaForTesting(int isa) {
+  if (isa < 0 || isa > math::bestVectorIsa()) throw Error("flame: this CPU does not run vector variant " + std::to_string(isa));
+  term_loop_isa = isa;
+}
+
 ChaosGame::ChaosGame(const ChaosProgram& program, const FlameHistogramLayout& layout,
                      const FlameRenderOptions& options)
     : program_(program),
@@ -154,6 +189,7 @@ ChaosGame::ChaosGame(const ChaosProgram& program, const FlameHistogramLayout& la
       fuse_(options.earlyclip ? kFuseEarlyclip : kFuse),
       palette_mode_(program.palette_mode),
       total_samples_(layout.samples) {
+  term_loops_ = kTermLoopTables[static_cast<size_t>(term_loop_isa.load())].data();
   if (has_final_) final_opacity_ = xforms_[xform_count_].opacity;
   for (int i = 0; i < xform_count_; ++i) weight_.push_back(plottedWeight(xforms_[i].opacity));
   // The kernel of every xform, the final one included.
@@ -453,7 +489,7 @@ bool ChaosGame::termMajorBatch(const PgFlameXform& xf, float* x, float* y, float
   const TermBatch batch{tx, ty, r2, r, atan_xy, sina, cosa, atan_yx, params_ + xf.param_begin, xf.affine, sx, sy, n};
   for (pg_u32 i = 0; i < xf.term_count; ++i) {
     const PgFlameTerm t = terms_[xf.term_begin + i];
-    kTermLoops[t.variation](t.weight, batch);
+    term_loops_[t.variation](t.weight, batch);
   }
   const float p0 = xf.post[0], p1 = xf.post[1], p2 = xf.post[2];
   const float p3 = xf.post[3], p4 = xf.post[4], p5 = xf.post[5];

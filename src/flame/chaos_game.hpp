@@ -57,6 +57,12 @@ namespace procgen::flame {
 /// (the vectorised linear/spherical kernels must give the same bits).
 void setFlameBatchKernelsForTesting(bool enabled);
 
+/// Test hook: the instruction set of the term-major loops (0 plain x86-64,
+/// 1 AVX2, 2 AVX-512; the default is the widest this CPU runs; a wider one
+/// than the CPU runs throws). Every variant must give the same bits.
+int flameVectorIsaForTesting();
+void setFlameVectorIsaForTesting(int isa);
+
 /// One plotted point: its histogram cell, its colour as a 16-bit fixed-point
 /// palette coordinate (the high byte is flam3's step index, the low byte the
 /// linear mode's fraction), and the xform whose plotted weight it carries.
@@ -111,6 +117,8 @@ struct UnitStats {
   uint64_t bad_values = 0;  ///< flam3's badvals
   double iterations = 0;    ///< points × steps, fuse included (retries not counted)
 };
+
+struct TermBatch;  // one batch's precalculations (chaos_game.cpp)
 
 class ChaosGame {
  public:
@@ -183,6 +191,7 @@ class ChaosGame {
   std::vector<float> weight_;  // plotted weight per iterated xform
   std::vector<Kernel> kernel_;
   std::vector<float> linear_weight_, spherical_weight_;
+  void (*const* term_loops_)(float, const TermBatch&) = nullptr;  // per variation, for this CPU
   FlameMethod method_;
   uint64_t seed_;
   int fuse_;

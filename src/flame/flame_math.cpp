@@ -43,6 +43,8 @@ const Atan2Variant kBest = kVariants[bestIsa()];
 
 void atan2Batch(const float* y, const float* x, float* out, uint32_t n) { kBest(y, x, out, n); }
 
+int bestVectorIsa() { return bestIsa(); }
+
 bool atan2BatchIsaSupported(int isa) { return isa >= 0 && isa <= 2 && cpuRuns(isa); }
 
 void atan2BatchForIsa(int isa, const float* y, const float* x, float* out, uint32_t n) {

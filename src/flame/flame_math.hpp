@@ -1,11 +1,13 @@
-// flame_math.hpp — atan2 and the hyperbolic functions of the flame
+// flame_math.hpp — sin, cos, atan2 and the hyperbolic functions of the flame
 // variations on the host (C++ only; OpenCL C uses its built-ins, see
 // variations.h).
 //
-// Why: glibc's float expm1f, atanf/atan2f, tanhf, coshf and sinhf (fdlibm's branchy
-// float code) were a third of the time of a trig-heavy flame (perf on
+// Why: glibc's float expm1f, atanf/atan2f, tanhf, coshf and sinhf (fdlibm's
+// branchy float code) were a third of the time of a trig-heavy flame (perf on
 // examples/flames/trig.flam3: expm1f 18%, atanf + atan2f 16%); these take
-// about half as long. glibc's newer sinf/cosf/expf/logf/powf are as fast as or
+// about half as long scalar, and having no control flow they vectorise in the
+// presorted chaos game's term loops (chaos_game.cpp; 4 doubles per AVX2
+// instruction), as glibc's calls cannot. glibc's newer expf/logf/powf are
 // faster than a double-evaluated replacement (measured), so they stay.
 //
 // Method: evaluate in double and round once to float, so every result is
@@ -13,12 +15,13 @@
 // checks them against libm's double functions over their ranges).
 // exp: Cody–Waite reduction x = k ln2 + r with fdlibm's split ln2 (s_expm1.c),
 // |r| ≤ ln2/2, e^r − 1 by its Taylor series (Abramowitz & Stegun 4.2.1).
-// atan2: C's quadrants from the signs, atan of min/max in [0, 1], above
-// tan(π/8) through atan a = π/4 + atan((a − 1)/(a + 1)) (A&S 4.4.34), then
-// the Taylor series (A&S 4.4.42) on |t| ≤ tan(π/8). No branches except the
-// selects, no FMA (the build has no -mfma and ISO C++ does not contract), so
-// the bits are the same on every x86-64 and every thread. Special values
-// (±0, ±inf, NaN) follow C's atan2, expm1, sinh, tanh and 1/cosh.
+// sin/cos: x = k π/2 + r (fdlibm's three-part π/2), Taylor series (A&S
+// 4.3.65/66). atan2: C's quadrants from the signs, atan of min/max in [0, 1],
+// above tan(π/8) through atan a = π/4 + atan((a − 1)/(a + 1)), then the
+// Taylor series (A&S 4.4.42) on |t| ≤ tan(π/8). No branches except the
+// selects, no FMA (the build has no -mfma, and the files with AVX-512
+// variants are compiled with -ffp-contract=off), so the bits are the same on
+// every x86-64 and every thread. Special values (±0, ±inf, NaN) follow C's.
 #pragma once
 
 #include <bit>
@@ -55,6 +58,41 @@ inline constexpr double kShifter = 0x1.8p52;  // x + kShifter − kShifter round
   double scale, p;
   expSplit(x, scale, p);
   return (scale - 1.0) + scale * p;  // exact scale − 1 for k ≤ 52: p's digits survive near 0
+}
+
+/// sin x and cos x for float x: r = x − k π/2 with fdlibm's three-part π/2
+/// (e_rem_pio2.c; exact products for |k| < 2^20, so within 1 ulp for
+/// |x| < 1.6e6; beyond, the reduction's error grows as |x|·2^-52 — Cephes'
+/// float sin stops at 8192), Taylor series on |r| ≤ π/4, the quadrant's
+/// choice by selects. Both from one reduction where a variation needs both.
+[[gnu::always_inline]] inline void sinCosd(double x, double& sn, double& cs) {
+  constexpr double kTwoOverPi = 0.63661977236758134308;
+  constexpr double kPio2A = 1.57079632673412561417e+00, kPio2B = 6.07710050630396597660e-11,
+                   kPio2C = 2.02226624879595063154e-21;
+  const double kd = x * kTwoOverPi + kShifter;
+  const double k = kd - kShifter;
+  const uint64_t quadrant = std::bit_cast<uint64_t>(kd) & 3u;
+  const double r = ((x - k * kPio2A) - k * kPio2B) - k * kPio2C;
+  const double r2 = r * r;
+  // Taylor to r^11 and r^12: the next terms are < 1e-11 relative on |r| ≤ π/4.
+  const double s = r + r * r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800)))));
+  const double c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 + r2 * (1.0 / 479001600))))));
+  const double ns = -s, nc = -c;
+  sn = quadrant == 0 ? s : quadrant == 1 ? c : quadrant == 2 ? ns : nc;
+  cs = quadrant == 0 ? c : quadrant == 1 ? ns : quadrant == 2 ? nc : s;
+}
+
+[[gnu::always_inline]] inline float sinf(float x) {
+  double s, c;
+  sinCosd(x, s, c);
+  const float sf = static_cast<float>(s);
+  return x == 0.0f ? x : sf;  // −0 stays −0
+}
+
+[[gnu::always_inline]] inline float cosf(float x) {
+  double s, c;
+  sinCosd(x, s, c);
+  return static_cast<float>(c);
 }
 
 /// atan2(y, x) with C's quadrants and signed zeros.
@@ -111,6 +149,8 @@ void atan2Batch(const float* y, const float* x, float* out, uint32_t n);
 /// Test hook: the instruction sets atan2Batch has variants for (0 plain,
 /// 1 AVX2, 2 AVX-512), whether this CPU runs `isa`, and that variant.
 bool atan2BatchIsaSupported(int isa);
+/// The widest of those this CPU runs.
+int bestVectorIsa();
 void atan2BatchForIsa(int isa, const float* y, const float* x, float* out, uint32_t n);
 
 }  // namespace procgen::flame::math

@@ -4,7 +4,8 @@
 // pgFlameApplyXform: the same histogram bits, for every variation that
 // draws nothing, with post-affines, xaos and a final xform; and
 // pgFlameVariationDraws (which xforms may take that path) against what each
-// variation actually does to the generator.
+// variation actually does to the generator; and the plain, AVX2 and AVX-512
+// variants of the term loops against each other.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "flame/variation_fixtures.hpp"
 #include "flame/xform.h"
 #include "procgen/flame.hpp"
+#include "procgen/error.hpp"
 #include "procgen/flame_render.hpp"
 
 namespace procgen {
@@ -71,6 +73,31 @@ TEST(FlameTermMajorBatches, ExampleGenomesMatchThePerPointXform) {
       expectBatchesMatchPerPoint(g, 5);
     }
   }
+}
+
+TEST(FlameTermMajorBatches, EveryInstructionSetGivesTheSameBits) {
+  // The term-major loops are compiled for plain x86-64, AVX2 and AVX-512;
+  // each variant this CPU runs must give the histogram of the plain one.
+  std::vector<int> quiet;
+  for (int v = 0; v < kFlameVariationCount; ++v)
+    if (!pgFlameVariationDraws(static_cast<pg_u32>(v))) quiet.push_back(v);
+  FlameGenome g = test::emptyGenome(64, 36, 10.0, 20.0);
+  for (size_t k = 0; k < quiet.size(); k += 3) {
+    std::vector<std::pair<int, double>> terms;
+    for (size_t i = k; i < std::min(k + 3, quiet.size()); ++i) terms.push_back({quiet[i], 0.35});
+    g.xforms.push_back(test::flame::testXform(terms));
+  }
+  const FlameRenderOptions o = test::optionsFor(FlameMethod::kPresorted, 6);
+  const int best = flame::flameVectorIsaForTesting();
+  flame::setFlameVectorIsaForTesting(0);
+  const FlameHistogram plain = iterateFlame(g, o, kSerial);
+  EXPECT_GT(plain.samples, 0u);
+  for (int isa = 1; isa <= best; ++isa) {
+    flame::setFlameVectorIsaForTesting(isa);
+    EXPECT_TRUE(test::sameBits(iterateFlame(g, o, kSerial), plain)) << "instruction set " << isa;
+  }
+  flame::setFlameVectorIsaForTesting(best);
+  EXPECT_THROW(flame::setFlameVectorIsaForTesting(3), Error);
 }
 
 TEST(FlameTermMajorBatches, DrawsSaysWhichVariationsUseTheGenerator) {

@@ -1,10 +1,11 @@
-// src/flame/flame_math.hpp (atan2, expm1, sinh, tanh and sech in float, as the
+// src/flame/flame_math.hpp (sin, cos, atan2, expm1, sinh, tanh and sech in float, as the
 // host's variations use them) against libm's double functions — the
 // reference is the exact value to ~1e-16, far below a float ulp.
 //
 // Error measure: |got − exact| in units of the float ulp at the exact value
 // (the spacing of floats at |exact|, the smallest normal spacing below
-// FLT_MIN). Stated bound: ≤ 1 ulp everywhere (the functions round a double
+// FLT_MIN). Stated bound: ≤ 1 ulp everywhere (sin and cos: for |x| < 1.6e6;
+// beyond, |x|·2^-52 absolute; the functions round a double
 // result once; what they add before that is < 1e-9 relative), checked over
 // each function's range on a dense log grid of both signs plus random inputs,
 // and the special values (±0, ±inf, NaN) against C's definitions.
@@ -90,6 +91,27 @@ TEST(FlameMath, TanhAndSechAreWithinOneUlpOfLibm) {
       worst_s);
   EXPECT_LE(err_t, 1.0) << "tanh at x = " << worst_t;
   EXPECT_LE(err_s, 1.0) << "sech at x = " << worst_s;
+}
+
+TEST(FlameMath, SinAndCosAreWithinOneUlpOfLibmBelow1point6e6) {
+  std::vector<float> xs = unaryInputs(1.6e6f);
+  std::erase_if(xs, [](float x) { return !(std::fabs(x) < 1.6e6f); });
+  std::mt19937 gen(31);
+  std::uniform_real_distribution<float> mid(-1000.0f, 1000.0f);
+  for (int i = 0; i < 200000; ++i) xs.push_back(mid(gen));
+  float worst_s = 0, worst_c = 0;
+  const double err_s = maxUnaryError(xs, fm::sinf, [](double x) { return std::sin(x); }, worst_s);
+  const double err_c = maxUnaryError(xs, fm::cosf, [](double x) { return std::cos(x); }, worst_c);
+  EXPECT_LE(err_s, 1.0) << "sin at x = " << worst_s;
+  EXPECT_LE(err_c, 1.0) << "cos at x = " << worst_c;
+  // Beyond, the stated bound: |error| ≤ |x|·2^-52 + 1 ulp (absolute).
+  for (float x : {1e7f, -3.3e8f, 1e10f, 2.5e12f}) {
+    EXPECT_LE(std::fabs(fm::sinf(x) - std::sin(static_cast<double>(x))), std::fabs(x) * 0x1p-52 + 0x1p-24) << x;
+    EXPECT_LE(std::fabs(fm::cosf(x) - std::cos(static_cast<double>(x))), std::fabs(x) * 0x1p-52 + 0x1p-24) << x;
+  }
+  EXPECT_TRUE(std::isnan(fm::sinf(NAN)) && std::isnan(fm::cosf(INFINITY)));
+  EXPECT_TRUE(std::signbit(fm::sinf(-0.0f)));
+  EXPECT_EQ(fm::cosf(0.0f), 1.0f);
 }
 
 TEST(FlameMath, Atan2IsWithinOneUlpOfLibmInEveryQuadrant) {
