@@ -75,7 +75,8 @@ inline constexpr double kShifter = 0x1.8p52;  // x + kShifter − kShifter round
   const double r = ((x - k * kPio2A) - k * kPio2B) - k * kPio2C;
   const double r2 = r * r;
   // Taylor to r^11 and r^12: the next terms are < 1e-11 relative on |r| ≤ π/4.
-  const double s = r + r * r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800)))));
+  // r · (1 + …), not r + r·(…): sin(−0) = −0.
+  const double s = r * (1.0 + r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800))))));
   const double c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 + r2 * (1.0 / 479001600))))));
   const double ns = -s, nc = -c;
   sn = quadrant == 0 ? s : quadrant == 1 ? c : quadrant == 2 ? ns : nc;
@@ -85,8 +86,7 @@ inline constexpr double kShifter = 0x1.8p52;  // x + kShifter − kShifter round
 [[gnu::always_inline]] inline float sinf(float x) {
   double s, c;
   sinCosd(x, s, c);
-  const float sf = static_cast<float>(s);
-  return x == 0.0f ? x : sf;  // −0 stays −0
+  return static_cast<float>(s);
 }
 
 [[gnu::always_inline]] inline float cosf(float x) {
