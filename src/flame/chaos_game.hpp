@@ -30,9 +30,11 @@
 //    for xforms made of linear and spherical terms a loop the compiler
 //    vectorises; other xforms whose terms draw no random numbers apply one
 //    term at a time to the whole batch (a loop per variation with the
-//    variation's code inlined: no per-point dispatch), the same operations
-//    in the same order as pgFlameApplyXform, so the same bits. With xaos each point draws its next xform from its row and
-//    the points are grouped by xform (a counting sort) instead.
+//    variation's code inlined: no per-point dispatch, and vectorised where
+//    the variation's functions allow), the same operations in the same
+//    order as pgFlameApplyXform, so the same bits. With xaos each point
+//    draws its next xform from its row and the points are grouped by xform
+//    (a counting sort) instead.
 //
 // Output: plotted points as PlotRecords (histogram cell, colour, xform), in
 // generation order. Accumulating records into a bucket in generation order
