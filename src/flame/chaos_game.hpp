@@ -28,8 +28,13 @@
 //    one batch applying ONE xform: no per-point choice, no branch
 //    mispredictions, independent points the out-of-order core overlaps, and
 //    for xforms made of linear and spherical terms a loop the compiler
-//    vectorises. With xaos each point draws its next xform from its row and
-//    the points are grouped by xform (a counting sort) instead.
+//    vectorises; other xforms whose terms draw no random numbers apply one
+//    term at a time to the whole batch (a loop per variation with the
+//    variation's code inlined: no per-point dispatch, and vectorised where
+//    the variation's functions allow), the same operations in the same
+//    order as pgFlameApplyXform, so the same bits. With xaos each point
+//    draws its next xform from its row and the points are grouped by xform
+//    (a counting sort) instead.
 //
 // Output: plotted points as PlotRecords (histogram cell, colour, xform), in
 // generation order. Accumulating records into a bucket in generation order
@@ -53,6 +58,12 @@ namespace procgen::flame {
 /// Test hook: false makes every batch use the per-point pgFlameApplyXform
 /// (the vectorised linear/spherical kernels must give the same bits).
 void setFlameBatchKernelsForTesting(bool enabled);
+
+/// Test hook: the instruction set of the term-major loops (0 plain x86-64,
+/// 1 AVX2, 2 AVX-512; the default is the widest this CPU runs; a wider one
+/// than the CPU runs throws). Every variant must give the same bits.
+int flameVectorIsaForTesting();
+void setFlameVectorIsaForTesting(int isa);
 
 /// One plotted point: its histogram cell, its colour as a 16-bit fixed-point
 /// palette coordinate (the high byte is flam3's step index, the low byte the
@@ -109,6 +120,8 @@ struct UnitStats {
   double iterations = 0;    ///< points × steps, fuse included (retries not counted)
 };
 
+struct TermBatch;  // one batch's precalculations (chaos_game.cpp)
+
 class ChaosGame {
  public:
   /// Precomputes the tables of one render: the histogram mapping, the
@@ -142,7 +155,7 @@ class ChaosGame {
   void accumulate(const PlotRecord* records, uint64_t n, FlameBucket* buckets) const;
 
  private:
-  enum class Kernel : uint8_t { kGeneric, kNone, kLinear, kSpherical, kLinearSpherical };
+  enum class Kernel : uint8_t { kGeneric, kNone, kLinear, kSpherical, kLinearSpherical, kTermMajor };
   struct Run {
     uint16_t xform;
     uint16_t begin, end;
@@ -154,6 +167,9 @@ class ChaosGame {
   /// appends the slots that gave bad values to ws.bad_slots.
   void applyBatch(int xf, float* x, float* y, float* c, uint32_t begin, uint32_t end, PgFlameRng* rng,
                   std::vector<uint32_t>& bad_slots) const;
+  /// kTermMajor: the precalculations of every point, then each term over
+  /// every point (an xform whose terms draw no random numbers).
+  bool termMajorBatch(const PgFlameXform& xf, float* x, float* y, float* c, uint32_t n) const;
   uint16_t choose(int row, PgFlameRng* rng) const;
   /// One chaos-game step of `p` from selection row `row` with flam3's
   /// retries, `consecutive` bad values already seen; returns the xform.
@@ -177,6 +193,7 @@ class ChaosGame {
   std::vector<float> weight_;  // plotted weight per iterated xform
   std::vector<Kernel> kernel_;
   std::vector<float> linear_weight_, spherical_weight_;
+  void (*const* term_loops_)(float, const TermBatch&) = nullptr;  // per variation, for this CPU
   FlameMethod method_;
   uint64_t seed_;
   int fuse_;

@@ -26,6 +26,27 @@
 #define PG_FLAME_PI 3.14159265358979323846f
 #define PG_FLAME_EPS 1e-10f /* flam3's EPS (private.h) */
 
+/* The elementary functions of the variations: OpenCL C's built-ins on a
+ * device; on the host sin, cos, atan2 and the hyperbolic functions come from
+ * src/flame/flame_math.hpp — branch-free, so that the presorted chaos game's
+ * term loops vectorise them (chaos_game.cpp), and faster than glibc's
+ * fdlibm expm1f/atanf/tanhf even scalar — the others from libm (glibc's
+ * expf/logf/powf are faster than a double-evaluated replacement, measured). */
+#ifdef __OPENCL_C_VERSION__
+#define PG_FLAME_SIN PG_SIN
+#define PG_FLAME_COS PG_COS
+#define PG_FLAME_ATAN2 PG_ATAN2
+#define PG_FLAME_SINH PG_SINH
+#define PG_FLAME_EXPM1 PG_EXPM1
+#else
+#include "flame/flame_math.hpp"
+#define PG_FLAME_SIN procgen::flame::math::sinf
+#define PG_FLAME_COS procgen::flame::math::cosf
+#define PG_FLAME_ATAN2 procgen::flame::math::atan2f
+#define PG_FLAME_SINH procgen::flame::math::sinhf
+#define PG_FLAME_EXPM1 procgen::flame::math::expm1f
+#endif
+
 /* flam3's per-xform parameters, in the catalogue's order (src/flame/catalogue.cpp
  * kParams; a test checks every name against flameParamIndex). */
 #define PG_FLAME_PARAM_LIST(X)                                                                   \
@@ -156,6 +177,18 @@ PROCGEN_FN pg_u32 pgFlameVariationNeeds(pg_u32 v) {
   }
 }
 
+/* Whether variation `v` draws random numbers (then a batch applying one term
+ * to many points would draw in another order than point by point). */
+PROCGEN_FN int pgFlameVariationDraws(pg_u32 v) {
+  switch (v) {
+    case 13: case 31: case 32: case 33: case 34: case 35: case 36: case 37: case 41: case 43:
+    case 44: case 45: case 47: case 50: case 51: case 52: case 53: case 56: case 59: case 67: case 78:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 /* What every variation reads: the affine output and flam3's precalculations
  * (those not asked for by the xform's flags are 0). */
 typedef struct PgFlameVarInput {
@@ -184,7 +217,7 @@ PROCGEN_FN float pgFlameRandGauss4(PgFlameRng* rng) {
  * sinh |x| = (m + m/(m + 1)) / 2 keeps its digits near 0 and
  * cosh x = (e^|x| + e^-|x|) / 2. */
 PROCGEN_FN void pgFlameSinhCosh(float x, float* sh, float* ch) {
-  float m = PG_EXPM1(PG_FABS(x)), e = m + 1.0f, inv = 1.0f / e;
+  float m = PG_FLAME_EXPM1(PG_FABS(x)), e = m + 1.0f, inv = 1.0f / e;
   float s = 0.5f * (m + m * inv);
   *sh = x < 0.0f ? -s : s;
   *ch = 0.5f * (e + inv);
@@ -193,10 +226,14 @@ PROCGEN_FN void pgFlameSinhCosh(float x, float* sh, float* ch) {
 /* For the complex tan … coth family with hyperbolic argument h and circular
  * argument c: tanh h, sech h = 1 / cosh h (both finite for every h), sin c, cos c. */
 PROCGEN_FN void pgFlameComplexTrigParts(float h, float c, float* th, float* se, float* sc, float* cc) {
+#ifdef __OPENCL_C_VERSION__
   *th = PG_TANH(h);
   *se = 1.0f / PG_COSH(h);
-  *sc = PG_SIN(c);
-  *cc = PG_COS(c);
+#else
+  procgen::flame::math::tanhSech(h, *th, *se); /* one exponential for both */
+#endif
+  *sc = PG_FLAME_SIN(c);
+  *cc = PG_FLAME_COS(c);
 }
 
 /* (|z + 1| + |z − 1|) / 2 − 1 for z = x + iy (edisc, elliptic), without the
@@ -228,8 +265,8 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       oy = w * ty;
       break;
     case 1: /* sinusoidal */
-      ox = w * PG_SIN(tx);
-      oy = w * PG_SIN(ty);
+      ox = w * PG_FLAME_SIN(tx);
+      oy = w * PG_FLAME_SIN(ty);
       break;
     case 2: { /* spherical */
       float s = w / (r2 + PG_FLAME_EPS);
@@ -237,7 +274,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       oy = s * ty;
     } break;
     case 3: { /* swirl */
-      float c1 = PG_SIN(r2), c2 = PG_COS(r2);
+      float c1 = PG_FLAME_SIN(r2), c2 = PG_FLAME_COS(r2);
       ox = w * (c1 * tx - c2 * ty);
       oy = w * (c2 * tx + c1 * ty);
     } break;
@@ -252,23 +289,23 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       break;
     case 6: { /* handkerchief */
       float a = in->atan_xy;
-      ox = w * r * PG_SIN(a + r);
-      oy = w * r * PG_COS(a - r);
+      ox = w * r * PG_FLAME_SIN(a + r);
+      oy = w * r * PG_FLAME_COS(a - r);
     } break;
     case 7: { /* heart */
       float a = r * in->atan_xy, s = w * r;
-      ox = s * PG_SIN(a);
-      oy = -s * PG_COS(a);
+      ox = s * PG_FLAME_SIN(a);
+      oy = -s * PG_FLAME_COS(a);
     } break;
     case 8: { /* disc */
       float a = in->atan_xy * (1.0f / pi), pr = pi * r;
-      ox = w * PG_SIN(pr) * a;
-      oy = w * PG_COS(pr) * a;
+      ox = w * PG_FLAME_SIN(pr) * a;
+      oy = w * PG_FLAME_COS(pr) * a;
     } break;
     case 9: { /* spiral */
       float re = r + PG_FLAME_EPS, s = w / re;
-      ox = s * (in->cosa + PG_SIN(re));
-      oy = s * (in->sina - PG_COS(re));
+      ox = s * (in->cosa + PG_FLAME_SIN(re));
+      oy = s * (in->sina - PG_FLAME_COS(re));
     } break;
     case 10: { /* hyperbolic */
       float re = r + PG_FLAME_EPS;
@@ -276,11 +313,11 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       oy = w * in->cosa * re;
     } break;
     case 11: /* diamond */
-      ox = w * in->sina * PG_COS(r);
-      oy = w * in->cosa * PG_SIN(r);
+      ox = w * in->sina * PG_FLAME_COS(r);
+      oy = w * in->cosa * PG_FLAME_SIN(r);
       break;
     case 12: { /* ex */
-      float n0 = PG_SIN(in->atan_xy + r), n1 = PG_COS(in->atan_xy - r);
+      float n0 = PG_FLAME_SIN(in->atan_xy + r), n1 = PG_FLAME_COS(in->atan_xy - r);
       float m0 = n0 * n0 * n0 * r, m1 = n1 * n1 * n1 * r;
       ox = w * (m0 + m1);
       oy = w * (m0 - m1);
@@ -289,16 +326,16 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float a = 0.5f * in->atan_xy;
       if (pgFlameRandBit(rng)) a += pi;
       float s = w * PG_SQRT(r);
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 14: /* bent */
       ox = w * (tx < 0.0f ? 2.0f * tx : tx);
       oy = w * (ty < 0.0f ? 0.5f * ty : ty);
       break;
     case 15: /* waves: amplitudes b, e and frequencies from c, f of the affine */
-      ox = w * (tx + affine[1] * PG_SIN(ty * prm[PG_FLAME_D_WAVES_DX2]));
-      oy = w * (ty + affine[4] * PG_SIN(tx * prm[PG_FLAME_D_WAVES_DY2]));
+      ox = w * (tx + affine[1] * PG_FLAME_SIN(ty * prm[PG_FLAME_D_WAVES_DX2]));
+      oy = w * (ty + affine[4] * PG_FLAME_SIN(tx * prm[PG_FLAME_D_WAVES_DY2]));
       break;
     case 16: { /* fisheye (x and y swapped, as flam3) */
       float s = 2.0f * w / (r + 1.0f);
@@ -306,13 +343,13 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       oy = s * tx;
     } break;
     case 17: /* popcorn */
-      ox = w * (tx + affine[2] * PG_SIN(PG_TAN(3.0f * ty)));
-      oy = w * (ty + affine[5] * PG_SIN(PG_TAN(3.0f * tx)));
+      ox = w * (tx + affine[2] * PG_FLAME_SIN(PG_TAN(3.0f * ty)));
+      oy = w * (ty + affine[5] * PG_FLAME_SIN(PG_TAN(3.0f * tx)));
       break;
     case 18: { /* exponential */
       float e = w * PG_EXP(tx - 1.0f), a = pi * ty;
-      ox = e * PG_COS(a);
-      oy = e * PG_SIN(a);
+      ox = e * PG_FLAME_COS(a);
+      oy = e * PG_FLAME_SIN(a);
     } break;
     case 19: { /* power */
       float s = w * PG_POW(r, in->sina);
@@ -322,8 +359,8 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 20: { /* cosine */
       float a = pi * tx, sh, ch;
       pgFlameSinhCosh(ty, &sh, &ch);
-      ox = w * PG_COS(a) * ch;
-      oy = -w * PG_SIN(a) * sh;
+      ox = w * PG_FLAME_COS(a) * ch;
+      oy = -w * PG_FLAME_SIN(a) * sh;
     } break;
     case 21: { /* rings */
       float dx = prm[PG_FLAME_D_RINGS_DX];
@@ -334,26 +371,26 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 22: { /* fan */
       float dx = prm[PG_FLAME_D_FAN_DX], half_dx = 0.5f * dx, a = in->atan_xy, s = w * r;
       a += PG_FMOD(a + affine[5], dx) > half_dx ? -half_dx : half_dx;
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 23: { /* blob */
       float lo = prm[PG_FLAME_P_BLOB_LOW], hi = prm[PG_FLAME_P_BLOB_HIGH];
-      float s = r * (lo + (hi - lo) * (0.5f + 0.5f * PG_SIN(prm[PG_FLAME_P_BLOB_WAVES] * in->atan_xy)));
+      float s = r * (lo + (hi - lo) * (0.5f + 0.5f * PG_FLAME_SIN(prm[PG_FLAME_P_BLOB_WAVES] * in->atan_xy)));
       ox = w * in->sina * s;
       oy = w * in->cosa * s;
     } break;
     case 24: /* pdj */
-      ox = w * (PG_SIN(prm[PG_FLAME_P_PDJ_A] * ty) - PG_COS(prm[PG_FLAME_P_PDJ_B] * tx));
-      oy = w * (PG_SIN(prm[PG_FLAME_P_PDJ_C] * tx) - PG_COS(prm[PG_FLAME_P_PDJ_D] * ty));
+      ox = w * (PG_FLAME_SIN(prm[PG_FLAME_P_PDJ_A] * ty) - PG_FLAME_COS(prm[PG_FLAME_P_PDJ_B] * tx));
+      oy = w * (PG_FLAME_SIN(prm[PG_FLAME_P_PDJ_C] * tx) - PG_FLAME_COS(prm[PG_FLAME_P_PDJ_D] * ty));
       break;
     case 25: { /* fan2 */
       float dx = prm[PG_FLAME_D_FAN2_DX], half_dx = 0.5f * dx, a = in->atan_xy, s = w * r;
       float ady = a + prm[PG_FLAME_P_FAN2_Y];
       float t = ady - dx * PG_TRUNC(ady / dx);
       a += t > half_dx ? -half_dx : half_dx;
-      ox = s * PG_SIN(a);
-      oy = s * PG_COS(a);
+      ox = s * PG_FLAME_SIN(a);
+      oy = s * PG_FLAME_COS(a);
     } break;
     case 26: { /* rings2 */
       float dx = prm[PG_FLAME_D_RINGS2_DX];
@@ -372,7 +409,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       oy = s * ty;
     } break;
     case 29: /* cylinder */
-      ox = w * PG_SIN(tx);
+      ox = w * PG_FLAME_SIN(tx);
       oy = w * ty;
       break;
     case 30: { /* perspective */
@@ -384,42 +421,42 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 31: { /* noise */
       float a = pgFlameRand01(rng) * 2.0f * pi;
       float s = w * pgFlameRand01(rng);
-      ox = tx * s * PG_COS(a);
-      oy = ty * s * PG_SIN(a);
+      ox = tx * s * PG_FLAME_COS(a);
+      oy = ty * s * PG_FLAME_SIN(a);
     } break;
     case 32: { /* julian: a random one of |power| roots */
       float k = PG_TRUNC(prm[PG_FLAME_D_JULIAN_RN] * pgFlameRand01(rng));
       float a = (in->atan_yx + 2.0f * pi * k) / prm[PG_FLAME_P_JULIAN_POWER];
       float s = w * PG_POW(r2, prm[PG_FLAME_D_JULIAN_CN]);
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 33: { /* juliascope: odd roots mirrored */
       float k = PG_TRUNC(prm[PG_FLAME_D_JULIASCOPE_RN] * pgFlameRand01(rng));
       float ang = PG_FMOD(k, 2.0f) == 0.0f ? in->atan_yx : -in->atan_yx;
       float a = (2.0f * pi * k + ang) / prm[PG_FLAME_P_JULIASCOPE_POWER];
       float s = w * PG_POW(r2, prm[PG_FLAME_D_JULIASCOPE_CN]);
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 34: { /* blur */
       float a = pgFlameRand01(rng) * 2.0f * pi;
       float s = w * pgFlameRand01(rng);
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 35: { /* gaussian_blur */
       float a = pgFlameRand01(rng) * 2.0f * pi;
       float s = w * pgFlameRandGauss4(rng);
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 36: { /* radial_blur */
       float g = w * pgFlameRandGauss4(rng);
       float a = in->atan_yx + prm[PG_FLAME_D_RADIAL_BLUR_SPIN] * g;
       float rz = prm[PG_FLAME_D_RADIAL_BLUR_ZOOM] * g - 1.0f;
-      ox = r * PG_COS(a) + rz * tx;
-      oy = r * PG_SIN(a) + rz * ty;
+      ox = r * PG_FLAME_COS(a) + rz * tx;
+      oy = r * PG_FLAME_SIN(a) + rz * ty;
     } break;
     case 37: { /* pie */
       float slices = prm[PG_FLAME_P_PIE_SLICES];
@@ -427,15 +464,15 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float a = prm[PG_FLAME_P_PIE_ROTATION] +
                 2.0f * pi * (slice + pgFlameRand01(rng) * prm[PG_FLAME_P_PIE_THICKNESS]) / slices;
       float s = w * pgFlameRand01(rng);
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 38: { /* ngon */
       float rf = PG_POW(r2, 0.5f * prm[PG_FLAME_P_NGON_POWER]);
       float b = prm[PG_FLAME_D_NGON_B];
       float phi = in->atan_yx - b * PG_FLOOR(in->atan_yx / b);
       if (phi > 0.5f * b) phi -= b;
-      float amp = prm[PG_FLAME_P_NGON_CORNERS] * (1.0f / (PG_COS(phi) + PG_FLAME_EPS) - 1.0f) +
+      float amp = prm[PG_FLAME_P_NGON_CORNERS] * (1.0f / (PG_FLAME_COS(phi) + PG_FLAME_EPS) - 1.0f) +
                   prm[PG_FLAME_P_NGON_CIRCLE];
       amp /= rf + PG_FLAME_EPS;
       ox = w * tx * amp;
@@ -456,12 +493,12 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     } break;
     case 41: { /* arch */
       float a = pgFlameRand01(rng) * w * pi;
-      float sa = PG_SIN(a);
+      float sa = PG_FLAME_SIN(a);
       ox = w * sa;
-      oy = w * (sa * sa) / PG_COS(a);
+      oy = w * (sa * sa) / PG_FLAME_COS(a);
     } break;
     case 42: /* tangent */
-      ox = w * PG_SIN(tx) / PG_COS(ty);
+      ox = w * PG_FLAME_SIN(tx) / PG_FLAME_COS(ty);
       oy = w * PG_TAN(ty);
       break;
     case 43: /* square */
@@ -471,24 +508,24 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 44: { /* rays */
       float a = w * pgFlameRand01(rng) * pi;
       float s = w * PG_TAN(a) * (w / (r2 + PG_FLAME_EPS));
-      ox = s * PG_COS(tx);
-      oy = s * PG_SIN(ty);
+      ox = s * PG_FLAME_COS(tx);
+      oy = s * PG_FLAME_SIN(ty);
     } break;
     case 45: { /* blade */
       float a = pgFlameRand01(rng) * w * r;
-      float sa = PG_SIN(a), ca = PG_COS(a);
+      float sa = PG_FLAME_SIN(a), ca = PG_FLAME_COS(a);
       ox = w * tx * (ca + sa);
       oy = w * tx * (ca - sa);
     } break;
     case 46: { /* secant2 */
-      float c = PG_COS(w * r);
+      float c = PG_FLAME_COS(w * r);
       ox = w * tx;
       oy = w * (1.0f / c + (c < 0.0f ? 1.0f : -1.0f));
     } break;
     case 47: { /* twintrian */
       float a = pgFlameRand01(rng) * w * r;
-      float sa = PG_SIN(a);
-      float diff = PG_LOG10(sa * sa) + PG_COS(a);
+      float sa = PG_FLAME_SIN(a);
+      float diff = PG_LOG10(sa * sa) + PG_FLAME_COS(a);
       if (!(PG_FABS(diff) <= 1e10f)) diff = -30.0f; /* flam3's badvalue(diff), log10(0) */
       ox = w * tx * diff;
       oy = w * tx * (diff - sa * pi);
@@ -502,13 +539,13 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 49: { /* disc2 */
       float t = prm[PG_FLAME_D_DISC2_TIMESPI] * (tx + ty);
       float s = w * in->atan_xy * (1.0f / pi);
-      ox = (PG_SIN(t) + prm[PG_FLAME_D_DISC2_COSADD]) * s;
-      oy = (PG_COS(t) + prm[PG_FLAME_D_DISC2_SINADD]) * s;
+      ox = (PG_FLAME_SIN(t) + prm[PG_FLAME_D_DISC2_COSADD]) * s;
+      oy = (PG_FLAME_COS(t) + prm[PG_FLAME_D_DISC2_SINADD]) * s;
     } break;
     case 50: { /* super_shape */
       float th = prm[PG_FLAME_D_SUPER_SHAPE_PM_4] * in->atan_yx + 0.25f * pi;
-      float t1 = PG_POW(PG_FABS(PG_COS(th)), prm[PG_FLAME_P_SUPER_SHAPE_N2]);
-      float t2 = PG_POW(PG_FABS(PG_SIN(th)), prm[PG_FLAME_P_SUPER_SHAPE_N3]);
+      float t1 = PG_POW(PG_FABS(PG_FLAME_COS(th)), prm[PG_FLAME_P_SUPER_SHAPE_N2]);
+      float t2 = PG_POW(PG_FABS(PG_FLAME_SIN(th)), prm[PG_FLAME_P_SUPER_SHAPE_N3]);
       float rnd = prm[PG_FLAME_P_SUPER_SHAPE_RND];
       float rr = rnd * pgFlameRand01(rng) + (1.0f - rnd) * r;
       float s = w * (rr - prm[PG_FLAME_P_SUPER_SHAPE_HOLES]) *
@@ -518,7 +555,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     } break;
     case 51: { /* flower */
       float s = w * (pgFlameRand01(rng) - prm[PG_FLAME_P_FLOWER_HOLES]) *
-                PG_COS(prm[PG_FLAME_P_FLOWER_PETALS] * in->atan_yx) / r;
+                PG_FLAME_COS(prm[PG_FLAME_P_FLOWER_PETALS] * in->atan_yx) / r;
       ox = s * tx;
       oy = s * ty;
     } break;
@@ -529,7 +566,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       oy = s * ty;
     } break;
     case 53: { /* parabola */
-      float sr = PG_SIN(r), cr = PG_COS(r);
+      float sr = PG_FLAME_SIN(r), cr = PG_FLAME_COS(r);
       ox = prm[PG_FLAME_P_PARABOLA_HEIGHT] * w * sr * sr * pgFlameRand01(rng);
       oy = prm[PG_FLAME_P_PARABOLA_WIDTH] * w * cr * pgFlameRand01(rng);
     } break;
@@ -540,7 +577,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 55: { /* bipolar */
       const float half_pi = 0.5f * pi;
       float t = r2 + 1.0f, x2 = 2.0f * tx;
-      float y = 0.5f * PG_ATAN2(2.0f * ty, r2 - 1.0f) - half_pi * prm[PG_FLAME_P_BIPOLAR_SHIFT];
+      float y = 0.5f * PG_FLAME_ATAN2(2.0f * ty, r2 - 1.0f) - half_pi * prm[PG_FLAME_P_BIPOLAR_SHIFT];
       if (y > half_pi)
         y = -half_pi + PG_FMOD(y + half_pi, pi);
       else if (y < -half_pi)
@@ -588,8 +625,8 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float ang = vc * a + vd * lnr +
                   prm[PG_FLAME_D_CPOW_VA] * PG_FLOOR(prm[PG_FLAME_P_CPOW_POWER] * pgFlameRand01(rng));
       float m = w * PG_EXP(vc * lnr - vd * a);
-      ox = m * PG_COS(ang);
-      oy = m * PG_SIN(ang);
+      ox = m * PG_FLAME_COS(ang);
+      oy = m * PG_FLAME_SIN(ang);
     } break;
     case 60: /* curve */
       ox = w * (tx + prm[PG_FLAME_P_CURVE_XAMP] * PG_EXP(-ty * ty / prm[PG_FLAME_D_CURVE_XLEN2]));
@@ -601,10 +638,10 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float a1 = PG_LOG1P(xm1 + PG_SQRT(xm1)); /* log(xmax + sqrt(xmax − 1)) */
       float a2 = -PG_ACOS(tx / xmax);
       float s = w / 11.57034632f;
-      float snv = PG_SIN(a1), sh, ch;
+      float snv = PG_FLAME_SIN(a1), sh, ch;
       if (ty > 0.0f) snv = -snv;
       pgFlameSinhCosh(a2, &sh, &ch);
-      ox = s * ch * PG_COS(a1);
+      ox = s * ch * PG_FLAME_COS(a1);
       oy = s * sh * snv;
     } break;
     case 62: { /* elliptic */
@@ -615,30 +652,30 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       b = b < 0.0f ? 0.0f : PG_SQRT(b);
       ssx = ssx < 0.0f ? 0.0f : PG_SQRT(ssx);
       float l = PG_LOG1P(xm1 + ssx); /* log(xmax + ssx) */
-      ox = s * PG_ATAN2(a, b);
+      ox = s * PG_FLAME_ATAN2(a, b);
       oy = ty > 0.0f ? s * l : -(s * l);
     } break;
     case 63: { /* escher */
       float a = in->atan_yx, lnr = 0.5f * PG_LOG(r2);
       float vc = prm[PG_FLAME_D_ESCHER_VC], vd = prm[PG_FLAME_D_ESCHER_VD];
       float m = w * PG_EXP(vc * lnr - vd * a), n = vc * a + vd * lnr;
-      ox = m * PG_COS(n);
-      oy = m * PG_SIN(n);
+      ox = m * PG_FLAME_COS(n);
+      oy = m * PG_FLAME_SIN(n);
     } break;
     case 64: { /* foci: (sinh x, sin y) / (cosh x − cos y), the denominator as
                   2 (sinh²(x/2) + sin²(y/2)) so that it keeps its digits near 0 */
-      float hx = PG_SINH(0.5f * tx), hy = PG_SIN(0.5f * ty);
+      float hx = PG_FLAME_SINH(0.5f * tx), hy = PG_FLAME_SIN(0.5f * ty);
       float s = w / (2.0f * (hx * hx + hy * hy));
-      ox = s * PG_SINH(tx);
-      oy = s * PG_SIN(ty);
+      ox = s * PG_FLAME_SINH(tx);
+      oy = s * PG_FLAME_SIN(ty);
     } break;
     case 65: { /* lazysusan */
       float lx = prm[PG_FLAME_P_LAZYSUSAN_X], ly = prm[PG_FLAME_P_LAZYSUSAN_Y];
       float x = tx - lx, y = ty + ly, d = PG_SQRT(x * x + y * y);
       if (d < w) {
-        float a = PG_ATAN2(y, x) + prm[PG_FLAME_P_LAZYSUSAN_SPIN] + prm[PG_FLAME_P_LAZYSUSAN_TWIST] * (w - d);
-        ox = w * d * PG_COS(a) + lx;
-        oy = w * d * PG_SIN(a) - ly;
+        float a = PG_FLAME_ATAN2(y, x) + prm[PG_FLAME_P_LAZYSUSAN_SPIN] + prm[PG_FLAME_P_LAZYSUSAN_TWIST] * (w - d);
+        ox = w * d * PG_FLAME_COS(a) + lx;
+        oy = w * d * PG_FLAME_SIN(a) - ly;
       } else {
         float s = w * (1.0f + prm[PG_FLAME_P_LAZYSUSAN_SPACE] / d);
         ox = s * x + lx;
@@ -660,7 +697,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     } break;
     case 69: { /* oscilloscope */
       float damping = prm[PG_FLAME_P_OSCOPE_DAMPING];
-      float wave = prm[PG_FLAME_P_OSCOPE_AMPLITUDE] * PG_COS(prm[PG_FLAME_D_OSCOPE_TPF] * tx);
+      float wave = prm[PG_FLAME_P_OSCOPE_AMPLITUDE] * PG_FLAME_COS(prm[PG_FLAME_D_OSCOPE_TPF] * tx);
       if (damping != 0.0f) wave *= PG_EXP(-PG_FABS(tx) * damping);
       float t = wave + prm[PG_FLAME_P_OSCOPE_SEPARATION];
       ox = w * tx;
@@ -673,8 +710,8 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     } break;
     case 71: { /* popcorn2 */
       float c = prm[PG_FLAME_P_POPCORN2_C];
-      ox = w * (tx + prm[PG_FLAME_P_POPCORN2_X] * PG_SIN(PG_TAN(ty * c)));
-      oy = w * (ty + prm[PG_FLAME_P_POPCORN2_Y] * PG_SIN(PG_TAN(tx * c)));
+      ox = w * (tx + prm[PG_FLAME_P_POPCORN2_X] * PG_FLAME_SIN(PG_TAN(ty * c)));
+      oy = w * (ty + prm[PG_FLAME_P_POPCORN2_Y] * PG_FLAME_SIN(PG_TAN(tx * c)));
     } break;
     case 72: { /* scry */
       float s = 1.0f / (r * (r2 + 1.0f / (w + PG_FLAME_EPS)));
@@ -690,8 +727,8 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       oy = ty > 0.0f ? w * (hy - ty * yin) : -(w * (hy + ty * yin));
     } break;
     case 74: /* split */
-      oy = PG_COS(tx * prm[PG_FLAME_P_SPLIT_XSIZE] * pi) >= 0.0f ? w * ty : -(w * ty);
-      ox = PG_COS(ty * prm[PG_FLAME_P_SPLIT_YSIZE] * pi) >= 0.0f ? w * tx : -(w * tx);
+      oy = PG_FLAME_COS(tx * prm[PG_FLAME_P_SPLIT_XSIZE] * pi) >= 0.0f ? w * ty : -(w * ty);
+      ox = PG_FLAME_COS(ty * prm[PG_FLAME_P_SPLIT_YSIZE] * pi) >= 0.0f ? w * tx : -(w * tx);
       break;
     case 75: /* splits */
       ox = w * (tx >= 0.0f ? tx + prm[PG_FLAME_P_SPLITS_X] : tx - prm[PG_FLAME_P_SPLITS_X]);
@@ -707,8 +744,8 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float c = PG_FLOOR((prm[PG_FLAME_P_WEDGE_COUNT] * a + pi) * (0.5f / pi));
       a = a * prm[PG_FLAME_D_WEDGE_COMP] + c * prm[PG_FLAME_P_WEDGE_ANGLE];
       float s = w * (r + prm[PG_FLAME_P_WEDGE_HOLE]);
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 78: { /* wedge_julia */
       float s = w * PG_POW(r2, prm[PG_FLAME_D_WEDGE_JULIA_CN]);
@@ -716,8 +753,8 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float a = (in->atan_yx + 2.0f * pi * k) / prm[PG_FLAME_P_WEDGE_JULIA_POWER];
       float c = PG_FLOOR((prm[PG_FLAME_P_WEDGE_JULIA_COUNT] * a + pi) * (0.5f / pi));
       a = a * prm[PG_FLAME_D_WEDGE_JULIA_CF] + c * prm[PG_FLAME_P_WEDGE_JULIA_ANGLE];
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 79: { /* wedge_sph */
       float ir = 1.0f / (r + PG_FLAME_EPS);
@@ -725,23 +762,23 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float c = PG_FLOOR((prm[PG_FLAME_P_WEDGE_SPH_COUNT] * a + pi) * (0.5f / pi));
       a = a * prm[PG_FLAME_D_WEDGE_SPH_COMP] + c * prm[PG_FLAME_P_WEDGE_SPH_ANGLE];
       float s = w * (ir + prm[PG_FLAME_P_WEDGE_SPH_HOLE]);
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 80: { /* whorl */
       float a = in->atan_yx + (r < w ? prm[PG_FLAME_P_WHORL_INSIDE] : prm[PG_FLAME_P_WHORL_OUTSIDE]) / (w - r);
-      ox = w * r * PG_COS(a);
-      oy = w * r * PG_SIN(a);
+      ox = w * r * PG_FLAME_COS(a);
+      oy = w * r * PG_FLAME_SIN(a);
     } break;
     case 81: /* waves2 */
-      ox = w * (tx + prm[PG_FLAME_P_WAVES2_SCALEX] * PG_SIN(ty * prm[PG_FLAME_P_WAVES2_FREQX]));
-      oy = w * (ty + prm[PG_FLAME_P_WAVES2_SCALEY] * PG_SIN(tx * prm[PG_FLAME_P_WAVES2_FREQY]));
+      ox = w * (tx + prm[PG_FLAME_P_WAVES2_SCALEX] * PG_FLAME_SIN(ty * prm[PG_FLAME_P_WAVES2_FREQX]));
+      oy = w * (ty + prm[PG_FLAME_P_WAVES2_SCALEY] * PG_FLAME_SIN(tx * prm[PG_FLAME_P_WAVES2_FREQY]));
       break;
     /* 82–95: complex functions of z = tx + i·ty */
     case 82: { /* exp */
       float e = w * PG_EXP(tx);
-      ox = e * PG_COS(ty);
-      oy = e * PG_SIN(ty);
+      ox = e * PG_FLAME_COS(ty);
+      oy = e * PG_FLAME_SIN(ty);
     } break;
     case 83: /* log */
       ox = w * 0.5f * PG_LOG(r2);
@@ -750,14 +787,14 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 84: { /* sin */
       float sh, ch;
       pgFlameSinhCosh(ty, &sh, &ch);
-      ox = w * PG_SIN(tx) * ch;
-      oy = w * PG_COS(tx) * sh;
+      ox = w * PG_FLAME_SIN(tx) * ch;
+      oy = w * PG_FLAME_COS(tx) * sh;
     } break;
     case 85: { /* cos */
       float sh, ch;
       pgFlameSinhCosh(ty, &sh, &ch);
-      ox = w * PG_COS(tx) * ch;
-      oy = -(w * PG_SIN(tx) * sh);
+      ox = w * PG_FLAME_COS(tx) * ch;
+      oy = -(w * PG_FLAME_SIN(tx) * sh);
     } break;
     /* tan, sec, csc, cot and their hyperbolic twins through
      * pgFlameComplexTrigParts: flam3's denominators cos 2x + cosh 2y and
@@ -795,14 +832,14 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 90: { /* sinh */
       float sh, ch;
       pgFlameSinhCosh(tx, &sh, &ch);
-      ox = w * sh * PG_COS(ty);
-      oy = w * ch * PG_SIN(ty);
+      ox = w * sh * PG_FLAME_COS(ty);
+      oy = w * ch * PG_FLAME_SIN(ty);
     } break;
     case 91: { /* cosh */
       float sh, ch;
       pgFlameSinhCosh(tx, &sh, &ch);
-      ox = w * ch * PG_COS(ty);
-      oy = w * sh * PG_SIN(ty);
+      ox = w * ch * PG_FLAME_COS(ty);
+      oy = w * sh * PG_FLAME_SIN(ty);
     } break;
     case 92: { /* tanh */
       float th, se, sc, cc;
@@ -835,7 +872,7 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
     case 96: { /* auger */
       float freq = prm[PG_FLAME_P_AUGER_FREQ], aw = prm[PG_FLAME_P_AUGER_WEIGHT];
       float scale = prm[PG_FLAME_P_AUGER_SCALE];
-      float s = PG_SIN(freq * tx), t = PG_SIN(freq * ty);
+      float s = PG_FLAME_SIN(freq * tx), t = PG_FLAME_SIN(freq * ty);
       float dy = ty + aw * (0.5f * scale * s + PG_FABS(ty) * s);
       float dx = tx + aw * (0.5f * scale * t + PG_FABS(tx) * t);
       ox = w * (tx + prm[PG_FLAME_P_AUGER_SYM] * (dx - tx));
@@ -845,9 +882,9 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
       float xpw = tx + w, xmw = tx - w;
       float s = w * (2.0f + prm[PG_FLAME_P_FLUX_SPREAD]) *
                 PG_SQRT(PG_SQRT(ty * ty + xpw * xpw) / PG_SQRT(ty * ty + xmw * xmw));
-      float a = 0.5f * (PG_ATAN2(ty, xmw) - PG_ATAN2(ty, xpw));
-      ox = s * PG_COS(a);
-      oy = s * PG_SIN(a);
+      float a = 0.5f * (PG_FLAME_ATAN2(ty, xmw) - PG_FLAME_ATAN2(ty, xpw));
+      ox = s * PG_FLAME_COS(a);
+      oy = s * PG_FLAME_SIN(a);
     } break;
     case 98: { /* mobius: (A z + B) / (C z + D) */
       float ra = prm[PG_FLAME_P_MOBIUS_RE_A], ia = prm[PG_FLAME_P_MOBIUS_IM_A];
@@ -874,8 +911,8 @@ PROCGEN_FN PgFlameVec2 pgFlameVariation(pg_u32 v, float w, const PgFlameVarInput
 PROCGEN_FN void pgFlamePreBlur(float w, float* tx, float* ty, PgFlameRng* rng) {
   float g = w * pgFlameRandGauss4(rng);
   float a = pgFlameRand01(rng) * 2.0f * PG_FLAME_PI;
-  *tx += g * PG_COS(a);
-  *ty += g * PG_SIN(a);
+  *tx += g * PG_FLAME_COS(a);
+  *ty += g * PG_FLAME_SIN(a);
 }
 
 /* One chaos-game step through xform `xf` (see xform.h). `params` is the whole
@@ -893,14 +930,14 @@ PROCGEN_FN int pgFlameApplyXform(const PgFlameXform* xf, PROCGEN_GLOBAL const Pg
   if (flags & PG_FLAME_HAS_PRE_BLUR) pgFlamePreBlur(prm[PG_FLAME_D_PRE_BLUR_WEIGHT], &in.tx, &in.ty, rng);
   in.r2 = in.tx * in.tx + in.ty * in.ty;
   in.r = (flags & (PG_FLAME_NEEDS_R | PG_FLAME_NEEDS_ANGLES)) ? PG_SQRT(in.r2) : 0.0f;
-  in.atan_xy = (flags & PG_FLAME_NEEDS_ATAN_XY) ? PG_ATAN2(in.tx, in.ty) : 0.0f;
+  in.atan_xy = (flags & PG_FLAME_NEEDS_ATAN_XY) ? PG_FLAME_ATAN2(in.tx, in.ty) : 0.0f;
   in.sina = 0.0f;
   in.cosa = 0.0f;
   if (flags & PG_FLAME_NEEDS_ANGLES) {
     in.sina = in.tx / in.r;
     in.cosa = in.ty / in.r;
   }
-  in.atan_yx = (flags & PG_FLAME_NEEDS_ATAN_YX) ? PG_ATAN2(in.ty, in.tx) : 0.0f;
+  in.atan_yx = (flags & PG_FLAME_NEEDS_ATAN_YX) ? PG_FLAME_ATAN2(in.ty, in.tx) : 0.0f;
 
   float sx = 0.0f, sy = 0.0f;
   for (pg_u32 i = 0; i < xf->term_count; ++i) {

@@ -1,7 +1,8 @@
 // `procgen flame` and `procgen flam3-render` end to end (issue 19 point 4):
 // the stats keys and the sample count of their definition (quality × width ×
 // height, as flam3), numbered outputs, PNG depth and channels decoded by
-// libpng, identical pixels for the same seed on serial and cpu, and
+// libpng, identical pixels for the same seed on serial and cpu and at any
+// --png-level, and
 // flam3-render's environment interface checked against the equivalent
 // `procgen flame` options (qs ≡ --quality, ss ≡ --size, isaac_seed ≡ --seed:
 // same bytes). Bad input — malformed genomes, unknown variations, absurd
@@ -191,6 +192,22 @@ TEST_F(CliFlame, SameSeedSamePixelsOnEveryCpuBackend) {
         << err();
     EXPECT_EQ(slurp(dir_ / name), slurp(dir_ / "serial.png")) << threads << " threads";
   }
+}
+
+TEST_F(CliFlame, PngLevelChangesTheBytesNotThePixels) {
+  const std::string base = "flame " + (kExamples / "mixed.flam3").string() + " --index 0" + kSmall + "-q ";
+  ASSERT_EQ(run(base + "-o " + path("default.png")), 0) << err();
+  ASSERT_EQ(run(base + "--png-level 0 -o " + path("stored.png")), 0) << err();
+  ASSERT_EQ(run(base + "--png-level 9 -o " + path("best.png")), 0) << err();
+  const procgen::test::Decoded stored = png("stored.png");
+  ASSERT_TRUE(stored.ok);
+  EXPECT_EQ(png("default.png").samples, stored.samples);
+  EXPECT_EQ(png("best.png").samples, stored.samples);
+  // Level 0 stores the rows uncompressed: more bytes than the filtered image's pixels.
+  EXPECT_GT(slurp(dir_ / "stored.png").size(), size_t{64 * 36 * 3});
+  EXPECT_LT(slurp(dir_ / "best.png").size(), slurp(dir_ / "stored.png").size());
+  for (const std::string bad : {"--png-level 10", "--png-level -1", "--png-level x"})
+    expectRefused(base + bad + " -o " + path("x.png"), 1);
 }
 
 TEST_F(CliFlame, UnknownVariationNamesItAndItsLine) {
