@@ -244,6 +244,23 @@ std::vector<Row> rows() {
                    1));
   r.push_back(make("octree_output_in_missing_directory", "octree --random 100 -o {dir}/t.octree -o {dir}/no/such/b.obj",
                    {}, 4));
+  // flame: genomes that are malformed, name what flam3 does not have, ask for
+  // absurd sizes, or would write where nothing can be written.
+  const std::string flame_ok = R"(<flame size="32 18" scale="10" quality="1"><xform weight="1" linear="1" coefs="0.5 0 0 0.5 0 0"/><xform weight="1" spherical="1" coefs="0.5 0 0 0.5 0.5 0"/></flame>)";
+  r.push_back(make("flame_truncated_xml", "flame {dir}/g.flam3 -o {dir}/f.png", {{"g.flam3", flame_ok.substr(0, 60)}}));
+  r.push_back(make("flame_unknown_variation", "flame {dir}/g.flam3 -o {dir}/f.png",
+                   {{"g.flam3", "<flame size=\"8 8\"><xform weight=\"1\" no_such_variation=\"1\"/></flame>"}}));
+  r.push_back(make("flame_nan_coefficient", "flame {dir}/g.flam3 -o {dir}/f.png",
+                   {{"g.flam3", "<flame size=\"8 8\"><xform weight=\"1\" linear=\"1\" coefs=\"nan 0 0 1 0 0\"/></flame>"}}));
+  r.push_back(make("flame_huge_histogram", "flame {dir}/g.flam3 --size 1000000x1000000 -o {dir}/f.png",
+                   {{"g.flam3", flame_ok}}));
+  r.push_back(make("flame_symmetry_explosion", "flame {dir}/g.flam3 -o {dir}/f.png",
+                   {{"g.flam3", "<flame size=\"8 8\"><symmetry kind=\"2000000000\"/><xform weight=\"1\" linear=\"1\"/></flame>"}}));
+  r.push_back(make("flame_binary_bytes", "flame {dir}/g.flam3 -o {dir}/f.png",
+                   {{"g.flam3", std::string("\0\x01<flame\xff", 10) + repeat("\x80", 500)}}));
+  r.push_back(make("flame_output_in_missing_directory", "flame {dir}/g.flam3 -o {dir}/no/such/f.png",
+                   {{"g.flam3", flame_ok}}, 4));
+
   r.push_back(make("octree_all_equal_points", "octree {dir}/p.xyz -o {dir}/t.octree --leaf-size 1",
                    {{"p.xyz", "1 1 1\n1 1 1\n1 1 1\n"}}, 0));
   return r;
