@@ -10,7 +10,7 @@
 # one suppressions file, so they are merged here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-filter=${1:-'MatchParens*:TreeBBox*:BranchBounds*:BracketPartners*:CpuStages*:SceneTest*:Backends/Parity.*/cpu*:Backends/Primitives.*/cpu*:FlameIterateCpu*:FlameToneMapCpu*'}
+filter=${1:-'MatchParens*:TreeBBox*:BranchBounds*:BracketPartners*:CpuStages*:SceneTest*:Backends/Parity.*/cpu*:Backends/Primitives.*/cpu*:Backends/FlameIterateCpu.*:FlameToneMapCpu*'}
 build=${PROCGEN_TSAN_BUILD:-build-tsan}
 # -g1: line tables only. Sanitizer reports keep file:line; full -g only makes the build slower.
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROCGEN_SANITIZE=thread \
