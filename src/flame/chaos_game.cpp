@@ -145,13 +145,6 @@ constexpr std::array<TermLoops, 3> kTermLoopTables =
     termLoopTables(std::make_integer_sequence<pg_u32, kVariationCount>{});
 std::atomic<int> term_loop_isa{math::bestVectorIsa()};
 
-// flam3's plotted weight of an iterated xform's points: interpolation.c
-// adjust_percentage(opacity) = 10^log2(opacity), variations.c vis_adjusted.
-float plottedWeight(float opacity) {
-  if (opacity == 0.0f) return 0.0f;
-  return static_cast<float>(std::pow(10.0, -std::log(1.0 / opacity) / std::log(2.0)));
-}
-
 // flam3's palette coordinate → 16-bit fixed point: floor(c × 65536) clamped,
 // so that (code >> 8) is rect.c's step index (int)(c × 256) clamped to 0..255.
 uint16_t colourCode(float c) {
@@ -191,7 +184,6 @@ ChaosGame::ChaosGame(const ChaosProgram& program, const FlameHistogramLayout& la
       total_samples_(layout.samples) {
   term_loops_ = kTermLoopTables[static_cast<size_t>(term_loop_isa.load())].data();
   if (has_final_) final_opacity_ = xforms_[xform_count_].opacity;
-  for (int i = 0; i < xform_count_; ++i) weight_.push_back(plottedWeight(xforms_[i].opacity));
   // The kernel of every xform, the final one included.
   for (size_t i = 0; i < program.table.xforms.size(); ++i) {
     const PgFlameXform& xf = xforms_[i];
@@ -344,7 +336,7 @@ uint64_t ChaosGame::plotPoints(const float* px, const float* py, const float* pc
   const float m0 = map_[0], m1 = map_[1], m2 = map_[2], m3 = map_[3], m4 = map_[4], m5 = map_[5];
   const float width_f = width_f_, height_f = height_f_;
   const uint32_t width = width_;
-  const float* weight = weight_.data();
+  const float* weight = program_.plot_weights.data();
   uint32_t* __restrict cells = ws.cells.data();
   uint16_t* __restrict codes = ws.codes.data();
   // Pass 1, vectorised: the cell of each point (rect.c: rotation about the
@@ -397,7 +389,7 @@ UnitStats ChaosGame::runNaive(uint64_t u, UnitWorkspace& ws, RecordSink& sink) c
   for (uint64_t i = 0; i < n; ++i) {
     uint16_t fn = stepWithRetries(p, row, 0, &rng, stats.bad_values);
     if (program_.has_xaos) row = fn + 1;
-    if (weight_[fn] == 0.0f) continue;
+    if (program_.plot_weights[fn] == 0.0f) continue;
     PgFlamePoint q = p;
     if (has_final_) applyFinal(q, &rng);
     written += plotPoints(&q.x, &q.y, &q.color, &fn, 1, ws, out + written);
@@ -732,7 +724,7 @@ inline void addToBucket(FlameBucket& bucket, float w, const float* colour) {
 void ChaosGame::accumulate(const PlotRecord* records, uint64_t n, FlameBucket* buckets) const {
   static_assert(offsetof(FlameBucket, alpha) == offsetof(FlameBucket, red) + 3 * sizeof(float));
   const float* palette = program_.palette.data();
-  const float* weight = weight_.data();
+  const float* weight = program_.plot_weights.data();
   if (palette_mode_ == FlamePaletteMode::kStep) {
     for (uint64_t k = 0; k < n; ++k) {
       if (k + kPrefetchAhead < n) __builtin_prefetch(&buckets[records[k + kPrefetchAhead].cell], 1);

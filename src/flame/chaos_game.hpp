@@ -190,7 +190,6 @@ class ChaosGame {
   int xform_count_;
   bool has_final_;
   float final_opacity_ = 0;
-  std::vector<float> weight_;  // plotted weight per iterated xform
   std::vector<Kernel> kernel_;
   std::vector<float> linear_weight_, spherical_weight_;
   void (*const* term_loops_)(float, const TermBatch&) = nullptr;  // per variation, for this CPU

@@ -52,6 +52,11 @@ void fillRow(const FlameGenome& genome, int previous, uint16_t* row) {
   }
 }
 
+float plotWeight(float opacity) {
+  if (opacity == 0.0f) return 0.0f;
+  return static_cast<float>(std::pow(10.0, -std::log(1.0 / opacity) / std::log(2.0)));
+}
+
 }  // namespace
 
 ChaosProgram compileChaosProgram(const FlameGenome& genome) {
@@ -76,6 +81,8 @@ ChaosProgram compileChaosProgram(const FlameGenome& genome) {
   double total = 0.0;
   for (const FlameXform& xf : genome.xforms) total += xf.weight;
   for (const FlameXform& xf : genome.xforms) program.weights.push_back(xf.weight / total);
+  for (int i = 0; i < program.table.iterated_count; ++i)
+    program.plot_weights.push_back(plotWeight(program.table.xforms[static_cast<size_t>(i)].opacity));
   return program;
 }
 

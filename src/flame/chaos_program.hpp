@@ -28,6 +28,11 @@ struct ChaosProgram {
   /// Normalised selection weights of the iterated xforms (row 0 as
   /// probabilities): the presorted method's share of points per xform.
   std::vector<double> weights;
+  /// flam3's plotted weight of each iterated xform's points: interpolation.c
+  /// adjust_percentage(opacity) = 10^log2(opacity) (variations.c
+  /// vis_adjusted). PgFlameXform::opacity stays raw: it is also the final
+  /// xform's probability of being applied.
+  std::vector<float> plot_weights;
 };
 
 /// Throws Error (ExitCode::kBadInput) naming the genome's line for a genome

@@ -131,22 +131,14 @@ InterpretSize checkInterpretation(const LSystemData& data, const ModuleString& s
                                   uint64_t end, uint64_t seed, uint64_t max_modules, uint64_t budget_bytes,
                                   uint64_t held_bytes, const std::string& stage) {
   const uint64_t budget = effectiveMemoryBudget(budget_bytes);
-  uint64_t room = held_bytes < budget ? budget - held_bytes : 0;
-  bool room_counts_resident = false;
   const uint64_t n = end - begin;
   const bool homomorphism = homomorphismDepth(data) > 0;
   auto fits = [&](const Count& c) {
     if (homomorphism && max_modules && c.modules > max_modules) return false;
+    // Near the default budget the resident memory counts too (heldForBudget).
     const uint64_t bytes = bytesOf(c, homomorphism);
-    if (bytes <= room && !room_counts_resident) {
-      // Near the default budget the resident memory counts (heldForBudget); asked once.
-      const uint64_t held = heldForBudget(bytes, held_bytes, budget_bytes);
-      if (held != held_bytes) {
-        room = held < budget ? budget - held : 0;
-        room_counts_resident = true;
-      }
-    }
-    return bytes <= room;
+    const uint64_t held = heldForBudget(bytes, held_bytes, budget_bytes);
+    return held <= budget && bytes <= budget - held;
   };
   auto result = [&](const Count& c) {
     return InterpretSize{c.modules, c.elements, bytesOf(c, homomorphism)};

@@ -200,9 +200,10 @@ struct KBest {
   }
 };
 
-/// kNN scans subtrees of at most this many points whole (see knnOne). 64
-/// measured best of 0/32/64/128 on 10^6 uniform points with leaves of 16
-/// (8-NN +20–30 %, side by side on a loaded machine).
+/// kNN scans subtrees of at most this many points whole (see knnOne). On
+/// 10^6 uniform points with leaves of 16, one core: 8-NN 0.98–1.00 M/s with
+/// 64 against 0.80–0.82 with 0 (leaves only); 128 gave 0.97–1.01, 256
+/// 0.80–0.85 (docs/performance.md, octrees).
 inline constexpr uint32_t kKnnScanAtMost = 64;
 
 /// k nearest of query q into best (sorted ascending, at most k).

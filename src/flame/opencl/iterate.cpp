@@ -116,13 +116,6 @@ struct FlameIterateDevice {
   std::unique_ptr<IterateKernels> kernels_[4];
 };
 
-/// flam3's plotted weight of an opacity (interpolation.c adjust_percentage,
-/// applied in variations.c as vis_adjusted): 10^(log2 opacity).
-float visibilityOf(float opacity) {
-  if (opacity == 0.0f) return 0.0f;
-  return static_cast<float>(std::pow(10.0, -std::log(1.0 / opacity) / std::log(2.0)));
-}
-
 int choosePointsLog2(uint64_t samples, const OpenCLDevice& device, uint32_t requested) {
   if (requested) {
     int log2 = 0;
@@ -161,12 +154,9 @@ FlameHistogram iterateOpenCLTuned(const ChaosProgram& program, const FlameHistog
   const uint64_t samples = layout.samples;
   const uint64_t cells = static_cast<uint64_t>(layout.width) * static_cast<uint64_t>(layout.height);
 
-  std::vector<float> visibility(xform_count);
+  const std::vector<float>& visibility = program.plot_weights;
   float max_visibility = 0.0f;
-  for (cl_uint j = 0; j < xform_count; ++j) {
-    visibility[j] = visibilityOf(table.xforms[j].opacity);
-    max_visibility = std::max(max_visibility, std::fabs(visibility[j]));
-  }
+  for (float v : visibility) max_visibility = std::max(max_visibility, std::fabs(v));
   float max_colour = 255.0f;
   for (float c : program.palette) max_colour = std::max(max_colour, std::fabs(c));
 
