@@ -14,6 +14,7 @@ packages=(
   libtinygltf-dev nlohmann-json3-dev libstb-dev  # glTF 2.0 writer (tinygltf needs json + stb)
   libcli11-dev       # command-line parsing
   libpugixml-dev     # flam3 genome XML (the flame reader)
+  libcpp-httplib-dev  # procgen serve: the studio's HTTP server
   # optional backends (the build switches them off when missing)
   libtbb-dev                                     # cpu backend
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # opencl backend, PoCL runs it on the CPU
@@ -25,7 +26,15 @@ packages=(
   libflam3-dev               # optional: flam3's own genome parser, the reader test's reference
   libopenvdb-dev libboost-dev  # optional: .vdb volume output (the build switches it off when missing)
   clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
+  chromium                   # the studio's browser tests (driven by playwright-core, headless)
 )
+
+# The studio page is bundled with npm packages (three.js, CodeMirror, esbuild)
+# at build time: Debian's nodejs and npm, unless a node with npm is already
+# installed (e.g. from NodeSource, whose nodejs conflicts with Debian's npm).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

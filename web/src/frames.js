@@ -1,0 +1,54 @@
+// Decodes the server's binary frames (src/studio/api.hpp, class Frame):
+//   "PGF1" | u32 header bytes | u64 body bytes | header JSON | pad to 8 | body
+// header.buffers lists {name, dtype, count, offset, bytes}; buffers are 8-byte
+// aligned, so typed arrays view the body without copying.
+const MAGIC = 0x31464750; // "PGF1" little-endian
+const TYPES = { f32: Float32Array, f64: Float64Array, u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, i32: Int32Array, u64: BigUint64Array };
+
+/** Length of the frame starting at `offset` of `bytes` (a Uint8Array), or 0 when more bytes are needed. */
+export function frameLength(bytes, offset = 0) {
+  if (bytes.length - offset < 16) return 0;
+  const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 16);
+  if (view.getUint32(0, true) !== MAGIC) throw new Error('not a procgen frame');
+  const headerBytes = view.getUint32(4, true);
+  const bodyBytes = Number(view.getBigUint64(8, true));
+  const total = ((16 + headerBytes + 7) & ~7) + bodyBytes;
+  return bytes.length - offset >= total ? total : 0;
+}
+
+/** Decodes one frame from an ArrayBuffer (or Uint8Array): {header, buffers: {name: TypedArray}}. */
+export function decodeFrame(input) {
+  const bytes = input instanceof Uint8Array ? input : new Uint8Array(input);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 16 || view.getUint32(0, true) !== MAGIC) throw new Error('not a procgen frame');
+  const headerBytes = view.getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + headerBytes)));
+  let bodyStart = (16 + headerBytes + 7) & ~7;
+  // Typed arrays need an aligned byte offset: copy when the frame is not 8-aligned in its buffer.
+  let body = bytes.subarray(bodyStart);
+  if ((body.byteOffset & 7) !== 0) body = body.slice();
+  const buffers = {};
+  for (const b of header.buffers ?? []) {
+    const Type = TYPES[b.dtype];
+    buffers[b.name] = new Type(body.buffer, body.byteOffset + b.offset, b.count);
+  }
+  return { header, buffers };
+}
+
+/** Reads a chunked stream of frames from a fetch Response; calls onFrame for each as it arrives. */
+export async function readFrames(response, onFrame) {
+  const reader = response.body.getReader();
+  let pending = new Uint8Array(0);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const joined = new Uint8Array(pending.length + value.length);
+    joined.set(pending);
+    joined.set(value, pending.length);
+    pending = joined;
+    let offset = 0;
+    for (let n; (n = frameLength(pending, offset)) > 0; offset += n) onFrame(decodeFrame(pending.slice(offset, offset + n)));
+    pending = pending.slice(offset);
+  }
+  if (pending.length) throw new Error('the stream ended inside a frame');
+}
