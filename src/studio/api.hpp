@@ -178,6 +178,10 @@ class Api {
   virtual void compute(std::string path, std::string channel, Handler handler) = 0;
   /// A progressive computation: POST, replies with a chunked stream of frames.
   virtual void stream(std::string path, std::string channel, StreamHandler handler) = 0;
+  /// A computation on an uploaded file: POST with the file as the raw body
+  /// (Request::body, up to max_body_bytes) and the parameters in the query
+  /// string (Request::params, values are strings); runs as a Job.
+  virtual void upload(std::string path, std::string channel, Handler handler) = 0;
   /// A cheap lookup: GET, no job slot (the Job it gets has no deadline).
   virtual void lookup(std::string path, Handler handler) = 0;
   virtual const StudioOptions& options() const = 0;

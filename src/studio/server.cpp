@@ -157,6 +157,17 @@ struct StudioServer::Impl final : Api {
     });
   }
 
+  void upload(std::string path, std::string channel, Handler handler) override {
+    http_.Post(path, [this, channel, handler](const httplib::Request& req, httplib::Response& res) {
+      try {
+        auto job = startJob(req, channel, /*body_is_json=*/false);
+        send(res, handler(job->request, job->job));
+      } catch (const std::exception& e) {
+        send(res, errorReply(e));
+      }
+    });
+  }
+
   void stream(std::string path, std::string channel, StreamHandler handler) override {
     http_.Post(path, [this, channel, handler](const httplib::Request& req, httplib::Response& res) {
       std::shared_ptr<RunningJob> job;
@@ -192,9 +203,7 @@ struct StudioServer::Impl final : Api {
     http_.Get(path, [this, handler](const httplib::Request& req, httplib::Response& res) {
       try {
         Request request;
-        json query = json::object();
-        for (const auto& [key, value] : req.params) query[key] = value;
-        request.params = Params(std::move(query));
+        request.params = queryParams(req);
         for (size_t i = 1; i < req.matches.size(); ++i) request.path_params.push_back(req.matches[i]);
         Job job(std::make_shared<std::atomic<bool>>(false), Clock::now() + std::chrono::hours(24 * 365),
                 options_.time_limit_seconds, memory_budget_, options_.threads);
@@ -205,10 +214,17 @@ struct StudioServer::Impl final : Api {
     });
   }
 
-  std::shared_ptr<RunningJob> startJob(const httplib::Request& req, const std::string& channel) {
+  static Params queryParams(const httplib::Request& req) {
+    json query = json::object();
+    for (const auto& [key, value] : req.params) query[key] = value;
+    return Params(std::move(query));
+  }
+
+  std::shared_ptr<RunningJob> startJob(const httplib::Request& req, const std::string& channel,
+                                       bool body_is_json = true) {
     checkOrigin(req);
     Request request;
-    request.params = Params::parse(req.body);
+    request.params = body_is_json ? Params::parse(req.body) : queryParams(req);
     request.body = req.body;
     for (size_t i = 1; i < req.matches.size(); ++i) request.path_params.push_back(req.matches[i]);
     std::string client = req.get_header_value("X-Procgen-Client");
