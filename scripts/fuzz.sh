@@ -9,6 +9,7 @@
 #   noise_options  the `procgen noise` options (tools/procgen/noise_options.cpp)
 #   points         the point/mesh readers (src/io/points/) and the .octree reader
 #   flame_genome   the flam3 genome reader (src/flame/genome_reader.cpp, palettes.cpp, xml_source.cpp)
+#   studio_requests  request bodies against every studio endpoint (src/studio/)
 # Dictionary: tests/fuzz/corpus/TARGET.dict when there is one (libFuzzer -dict).
 # Corpus: a scratch copy of tests/fuzz/corpus/TARGET (plus examples/lsystems/*.l
 # for lsystem, examples/scenes/*.scene for lsystem_scene, Debian's test.flam3

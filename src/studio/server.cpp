@@ -292,6 +292,12 @@ StudioServer::StudioServer(StudioOptions options) : impl_(std::make_unique<Impl>
   // One thread per open connection: browsers keep several alive.
   http.new_task_queue = [] { return new httplib::ThreadPool(32); };
   http.set_payload_max_length(impl_->options_.max_body_bytes);
+  // httplib's default also sets SO_REUSEPORT, which lets a second server bind
+  // the same port and take half the connections: reuse the address only.
+  http.set_socket_options([](socket_t socket) {
+    int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   http.set_keep_alive_timeout(5);
   http.set_read_timeout(30);
   http.set_write_timeout(30);
