@@ -28,3 +28,6 @@ for model in examples/lsystems/*.l; do
   printf '  %-20s %s\n' "$name" "$(grep -o '"modules": *[0-9]*' "$out/$name.json" | head -1)"
 done
 echo "procgen: wrote PNG previews, OBJ meshes and glTF scenes to $(cd "$out" && pwd)"
+if [ -x build/procgen ] && build/procgen serve --help >/dev/null 2>&1; then
+  echo "procgen: to edit the models live in the browser: build/procgen serve  (then open http://127.0.0.1:8080/)"
+fi
