@@ -17,6 +17,7 @@
 // second or so on a 2-core machine. docs/studio.md ("Noise") lists them.
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -275,6 +276,7 @@ Reply heightmap(const Request& request, Job& job) {
 struct Terrain {
   FieldRequest request;
   IsosurfaceOptions iso;
+  std::optional<ColorMap> colormap;  ///< vertex colours by height (y), or none
 };
 
 Terrain terrainRequest(const Params& p, const Job& job) {
@@ -283,6 +285,8 @@ Terrain terrainRequest(const Params& p, const Job& job) {
   // Every type's values are in [−1, 1]; a threshold beyond shows all or nothing.
   t.iso.threshold = float(p.number("threshold", 0.0, -2, 2));
   t.iso.close_boundary = p.boolean("close_boundary", true);
+  const std::string map = p.choice("colormap", "terrain", {"gray", "viridis", "terrain", "none"});
+  if (map != "none") t.colormap = parseColorMap(map);
   return t;
 }
 
@@ -309,6 +313,19 @@ Reply terrain(const Request& request, Job& job) {
   frame.header["threshold"] = t.iso.threshold;
   frame.header["timings"]["mesh_ms"] = mesh_ms;
   addMesh(frame, mesh);
+  if (t.colormap) {
+    // sRGB bytes of the colour map at the vertex's height within the mesh's
+    // bounds: low ground dark (water, in "terrain"), peaks light.
+    const Bounds b = mesh.bounds();
+    const float extent = b.max.y - b.min.y;
+    std::vector<uint8_t> colors(mesh.vertexCount() * 3);
+    for (size_t i = 0; i < mesh.vertexCount(); ++i) {
+      const std::array<float, 3> c =
+          colorMapColor(*t.colormap, extent > 0 ? (mesh.positions[i].y - b.min.y) / extent : 0.5f);
+      for (int k = 0; k < 3; ++k) colors[3 * i + size_t(k)] = uint8_t(std::lround(255.0f * c[size_t(k)]));
+    }
+    frame.add("colors", colors);
+  }
   frame.header["timings"]["total_ms"] = job.elapsedMs();
   return Reply::ofFrame(frame);
 }

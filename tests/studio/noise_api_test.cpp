@@ -198,6 +198,14 @@ TEST(StudioNoiseTerrain, MeshIsExtractIsosurfaceOfGenerateNoise) {
     const TriangleMesh want = extractIsosurface({field.data(), {24, 16, 20}}, iso);
     ASSERT_GT(want.triangleCount(), 0u);
     expectSameMesh(frame, want);
+    // Vertex colours: the terrain colour map at the height within the mesh's y range.
+    const std::vector<uint8_t> colors = frame.as<uint8_t>("colors");
+    ASSERT_EQ(colors.size(), want.vertexCount() * 3);
+    const Bounds b = want.bounds();
+    for (size_t i = 0; i < want.vertexCount(); ++i) {
+      const auto c = colorMapColor(ColorMap::kTerrain, (want.positions[i].y - b.min.y) / (b.max.y - b.min.y));
+      for (int k = 0; k < 3; ++k) ASSERT_EQ(colors[3 * i + size_t(k)], uint8_t(std::lround(255.0f * c[size_t(k)]))) << i;
+    }
     EXPECT_EQ(frame.header["kind"], "noise.terrain");
     EXPECT_EQ(frame.header["size"], json::array({24, 16, 20}));
     for (const char* stage : {"noise_ms", "mesh_ms", "total_ms"})
@@ -218,13 +226,14 @@ TEST(StudioNoiseTerrain, OpenBoundaryAndAnEmptySurface) {
   iso.threshold = -0.5f;
   const TriangleMesh want = extractIsosurface({field.data(), {20, 20, 20}}, iso);
   expectSameMesh(frameOf(server.post("/api/noise/terrain", R"({"type": "cellular", "fractal": "none", "frequency": 0.1,
-      "size": 20, "threshold": -0.5, "close_boundary": false})")),
+      "size": 20, "threshold": -0.5, "close_boundary": false, "colormap": "none"})")),
                  want);
   // Above every value (all types are in [-1, 1]): nothing is solid.
   const DecodedFrame empty = frameOf(server.post("/api/noise/terrain", R"({"size": 16, "threshold": 1.5})"));
   EXPECT_EQ(empty.header["vertices"], 0);
   EXPECT_EQ(empty.header["triangles"], 0);
   EXPECT_TRUE(empty.header["bounds"].is_null());
+  EXPECT_EQ(empty.buffers.at("positions").size(), 0u);
 }
 
 TEST(StudioNoiseExport, FilesAreTheLibraryEncodersBytes) {
