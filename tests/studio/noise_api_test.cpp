@@ -6,10 +6,13 @@
 // and oversized grids are refused before anything is allocated.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "procgen/error.hpp"
 #include "procgen/image.hpp"
 #include "procgen/io.hpp"
 #include "procgen/mesh.hpp"
@@ -360,6 +363,66 @@ TEST(StudioNoiseErrors, OversizedGridsAreRefusedBeforeAllocating) {
   EXPECT_EQ(errorKind(volume), "budget");
   // A small one still fits.
   EXPECT_EQ(small.post("/api/noise/heightmap", R"({"size": 64})").status, 200);
+}
+
+TEST(StudioNoiseHeightmap, OpenclFieldIsTheLibrarysOpenclField) {
+  if (!backendAvailable(Backend::kOpenCL)) GTEST_SKIP() << "built without OpenCL";
+  NoiseParams params;
+  params.dims = 2;
+  params.octaves = 3;
+  NoiseGrid grid;
+  grid.size = {64, 48, 1, 1};
+  Execution opencl;
+  opencl.backend = Backend::kOpenCL;
+  std::vector<float> want;
+  try {
+    want = referenceField(params, grid, opencl);
+  } catch (const BackendUnavailableError& e) {
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  TestServer server;
+  const DecodedFrame frame =
+      frameOf(server.post("/api/noise/heightmap", R"({"size": [64, 48], "octaves": 3, "backend": "opencl"})"));
+  EXPECT_EQ(frame.header["backend"], "opencl");
+  expectSameBits(frame.as<float>("field"), want);
+  // And within the documented tolerance of the serial reference.
+  const std::vector<float> serial = referenceField(params, grid);
+  const std::vector<float> got = frame.as<float>("field");
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], serial[i], kNoiseOpenCLTolerance) << i;
+}
+
+TEST(StudioNoiseErrors, AJobPastTheTimeLimitStopsBetweenStages) {
+  StudioOptions options = TestServer::quietOptions();
+  options.time_limit_seconds = 0.001;  // 256³ samples take longer than that to generate anywhere
+  TestServer server(options);
+  const HttpReply reply = server.post("/api/noise/terrain", R"({"size": 256, "backend": "serial"})");
+  EXPECT_EQ(reply.status, 422);
+  EXPECT_EQ(errorKind(reply), "time_limit");
+}
+
+TEST(StudioNoiseErrors, ANewerRequestOnTheChannelCancelsTheStaleTerrain) {
+  TestServer server;
+  // The stale job is big (a serial 256³ volume and its surface); the newer one
+  // small. The stale one stops at its next check with 409. The newer request
+  // must arrive while the stale one runs: a few tries absorb a slow start.
+  bool cancelled = false;
+  for (int attempt = 0; attempt < 5 && !cancelled; ++attempt) {
+    HttpReply stale;
+    std::thread first([&] {
+      stale = server.post("/api/noise/terrain", R"({"size": 256, "backend": "serial"})", "client-a");
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const HttpReply fresh = server.post("/api/noise/terrain", R"({"size": 16})", "client-a");
+    first.join();
+    EXPECT_EQ(fresh.status, 200);
+    if (stale.status == 409) {
+      EXPECT_EQ(errorKind(stale), "cancelled");
+      cancelled = true;
+    } else {
+      EXPECT_EQ(stale.status, 200);  // it finished before the newer one came
+    }
+  }
+  EXPECT_TRUE(cancelled);
 }
 
 TEST(StudioNoiseErrors, AMissingBackendIsA422) {

@@ -14,7 +14,7 @@ const TYPES = ['perlin', 'simplex', 'value', 'cellular'];
 const FRACTALS = ['fbm', 'ridged', 'billow', 'pingpong', 'none'];
 const SIZES_2D = [128, 256, 512, 1024, 2048];
 const SIZES_HEIGHTFIELD = [64, 128, 256, 512, 1024];
-const SIZES_3D = [32, 48, 64, 96, 128, 160, 192, 256];
+const SIZES_3D = [32, 48, 64, 96, 128, 160, 192]; // 192³ at threshold 0: ~3 M triangles, ~70 MB
 
 // The server's colours are sRGB bytes; three.js takes vertex colours as linear.
 const SRGB_TO_LINEAR = Uint8Array.from({ length: 256 }, (_, i) => {
