@@ -87,6 +87,10 @@ export default {
     button(controls, { key: 'random-seed', text: 'Random seed', onClick: () => { seed.set(Math.floor(Math.random() * 10000)); schedule(); } });
     const threshold = slider(controls, { key: 'threshold', label: 'Threshold', min: -1, max: 1, step: 0.01, value: 0, format: (v) => v.toFixed(2), onInput: () => schedule() });
     const colormap = select(controls, { key: 'colormap', label: 'Colours', options: ['terrain', 'viridis', 'gray'], value: 'terrain', onChange: () => schedule() });
+    const colourRange = select(controls, {
+      key: 'range', label: 'Colour range', value: 'field',
+      options: [['field', 'the field’s min..max'], ['full', '[−1, 1] (every type’s range)']], onChange: () => schedule(),
+    });
 
     const cellular = el('fieldset', {}, el('legend', { textContent: 'Cellular' }));
     const cellularDistance = select(cellular, { key: 'cellular_distance', label: 'Distance', options: ['euclidean', 'sq', 'manhattan', 'chebyshev'], onChange: () => schedule() });
@@ -124,6 +128,7 @@ export default {
       const is3d = dimension.value === '3d';
       view2d.parentElement.hidden = is3d;
       threshold.input.parentElement.hidden = !is3d;
+      colourRange.parentElement.hidden = is3d;
       cellular.hidden = type.value !== 'cellular';
       exportButtons.png.hidden = exportButtons.png16.hidden = is3d;
       const mode = is3d ? '3d' : view2d.value;
@@ -153,7 +158,8 @@ export default {
       };
       if (type.value === 'cellular') Object.assign(p, { cellular_distance: cellularDistance.value, cellular_return: cellularReturn.value, jitter: jitter.value });
       if (is3d) p.threshold = threshold.value;
-      else if (view2d.value === 'heightfield') p.mesh = true;
+      else p.range = colourRange.value;
+      if (!is3d && view2d.value === 'heightfield') p.mesh = true;
       return p;
     }
 
