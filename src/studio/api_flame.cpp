@@ -65,14 +65,17 @@ Genomes readGenomes(const Params& params) {
   return g;
 }
 
-json affineJson(const FlameAffine& a) { return json::array({a.a, a.b, a.c, a.d, a.e, a.f}); }
+json affineJson(const FlameAffine& a) {
+  return json::array({a.a, a.b, a.c, a.d, a.e, a.f});
+}
 
 json xformJson(const FlameXform& xf, int element) {
   json variations = json::array();
   for (const FlameVariationTerm& v : xf.variations)
     variations.push_back({{"name", flameVariationName(v.index)}, {"weight", v.weight}});
-  json out = {{"weight", xf.weight},           {"color", xf.color},     {"color_speed", xf.color_speed},
-              {"opacity", xf.opacity},         {"line", xf.source_line}, {"variations", std::move(variations)},
+  json out = {{"weight", xf.weight},           {"color", xf.color},
+              {"color_speed", xf.color_speed}, {"opacity", xf.opacity},
+              {"line", xf.source_line},        {"variations", std::move(variations)},
               {"coefs", affineJson(xf.affine)}};
   if (!xf.post.isIdentity()) out["post"] = affineJson(xf.post);
   // The page edits the element: its index among the flame's <xform>s, or
@@ -99,7 +102,8 @@ std::string paletteHex(const FlameGenome& g) {
 json flameJson(const FlameGenome& g, int index) {
   json xforms = json::array();
   int element = 0;
-  for (const FlameXform& xf : g.xforms) xforms.push_back(xformJson(xf, xf.added_by_symmetry ? -1 : element++));
+  for (const FlameXform& xf : g.xforms)
+    xforms.push_back(xformJson(xf, xf.added_by_symmetry ? -1 : element++));
   return {{"index", index},
           {"name", g.name},
           {"line", g.source_line},
@@ -150,15 +154,17 @@ RenderRequest readRenderRequest(const Request& request, const Job& job) {
   // Parameters first: a typo is reported before the genome is parsed.
   const int64_t flame = p.integer("flame", 0, 0, 1 << 20);
   const bool sized = p.has("width") || p.has("height");
-  if (sized && !(p.has("width") && p.has("height"))) throw BadRequest("give both 'width' and 'height', or neither");
+  if (sized && !(p.has("width") && p.has("height")))
+    throw BadRequest("give both 'width' and 'height', or neither");
   const int width = static_cast<int>(p.integer("width", 0, 1, kMaxSide));
   const int height = static_cast<int>(p.integer("height", 0, 1, kMaxSide));
   const bool has_quality = p.has("quality");
   const double quality = p.number("quality", 1, 0.01, kMaxQuality);
   const int requested_passes = static_cast<int>(p.integer("passes", 6, 1, kMaxPasses));
   r.options.seed = p.seed("seed", 1);
-  r.options.method = p.choice("method", "presorted", {"presorted", "naive"}) == "naive" ? FlameMethod::kNaive
-                                                                                         : FlameMethod::kPresorted;
+  r.options.method = p.choice("method", "presorted", {"presorted", "naive"}) == "naive"
+                         ? FlameMethod::kNaive
+                         : FlameMethod::kPresorted;
   if (p.has("supersample")) r.options.supersample = static_cast<int>(p.integer("supersample", 1, 1, 4));
   r.options.earlyclip = p.boolean("earlyclip", false);
   r.execution = job.execution(p);
@@ -174,9 +180,9 @@ RenderRequest readRenderRequest(const Request& request, const Job& job) {
     r.options.width = width;
     r.options.height = height;
   } else if (genome.width > kMaxSide || genome.height > kMaxSide) {
-    throw BadRequest("the flame's size is " + std::to_string(genome.width) + "x" + std::to_string(genome.height) +
-                     "; the studio renders at most " + std::to_string(kMaxSide) +
-                     " per side: give 'width' and 'height'");
+    throw BadRequest("the flame's size is " + std::to_string(genome.width) + "x" +
+                     std::to_string(genome.height) + "; the studio renders at most " +
+                     std::to_string(kMaxSide) + " per side: give 'width' and 'height'");
   }
   r.options.quality = has_quality ? quality : genome.quality;
   if (!(*r.options.quality > 0 && *r.options.quality <= kMaxQuality))
@@ -203,7 +209,8 @@ RenderRequest readRenderRequest(const Request& request, const Job& job) {
   }
   // Doubling passes: the first has total / (2^passes − 1) of the samples.
   r.passes = requested_passes;
-  while (r.passes > 1 && static_cast<double>(layout.samples) / (std::ldexp(1.0, r.passes) - 1) < kMinPassSamples)
+  while (r.passes > 1 &&
+         static_cast<double>(layout.samples) / (std::ldexp(1.0, r.passes) - 1) < kMinPassSamples)
     --r.passes;
   return r;
 }

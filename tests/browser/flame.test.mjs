@@ -91,6 +91,14 @@ test('flame tab: progressive render, sliders edit the genome, errors keep the im
     assert.equal(png.readUInt32BE(16), 640);
     assert.equal(png.readUInt32BE(20), 360);
 
+    // The second flame of the file: its own sliders (5 xforms) and image.
+    await recordFrames(page);
+    await pane.getByTestId('flame-index').selectOption('1');
+    await finalFrames(page);
+    await pane.getByTestId('xform-4-weight').waitFor();
+    const second = await screenshot(canvas, 'flame-second');
+    assert.ok((await imageDifference(page, weighted, second)) > 0.05, 'flame 1 is another image');
+
     // A broken genome: the error at line 3, column of the unknown variation; the image stays.
     const rendered = Number(await canvas.getAttribute('data-rendered'));
     const broken = [
@@ -110,7 +118,7 @@ test('flame tab: progressive render, sliders edit the genome, errors keep the im
     await pane.locator('.cm-lintRange-error').first().waitFor();
     assert.equal(Number(await canvas.getAttribute('data-rendered')), rendered, 'no new image for a broken genome');
     const kept = await screenshot(canvas, 'flame-broken-genome');
-    assert.ok((await imageDifference(page, weighted, kept)) < 0.001, 'the last good image stays on screen');
+    assert.ok((await imageDifference(page, second, kept)) < 0.001, 'the last good image stays on screen');
 
     // Chromium logs the broken genome's 422 reply as a failed resource load:
     // that one is the error this test asked for; anything else is a problem.

@@ -38,7 +38,8 @@ std::string example(const std::string& name) {
   return s.str();
 }
 
-std::vector<DecodedFrame> renderFrames(const TestServer& server, const json& body, const std::string& client = "") {
+std::vector<DecodedFrame> renderFrames(const TestServer& server, const json& body,
+                                       const std::string& client = "") {
   HttpReply reply = server.post("/api/flame/render", body.dump(), client);
   EXPECT_EQ(reply.status, 200) << reply.body.substr(0, 300);
   return studio_test::decodeFrames(reply.body);
@@ -141,8 +142,14 @@ TEST(StudioFlameRender, OnePassIsRenderFlameByteForByte) {
   const std::vector<FlameGenome> genomes = parseFlameGenomes(text, "linear.flam3");
   for (const char* backend : {"serial", "cpu"}) {
     if (!backendAvailable(*parseBackend(backend))) continue;
-    const auto frames = renderFrames(server, {{"genome", text}, {"flame", 1}, {"width", 200}, {"height", 120},
-                                              {"quality", 4}, {"seed", 7}, {"passes", 1}, {"backend", backend}});
+    const auto frames = renderFrames(server, {{"genome", text},
+                                              {"flame", 1},
+                                              {"width", 200},
+                                              {"height", 120},
+                                              {"quality", 4},
+                                              {"seed", 7},
+                                              {"passes", 1},
+                                              {"backend", backend}});
     ASSERT_EQ(frames.size(), 1u) << backend;
     const json& h = frames[0].header;
     EXPECT_EQ(h["pass"], 1);
@@ -161,7 +168,8 @@ TEST(StudioFlameRender, OnePassIsRenderFlameByteForByte) {
     ASSERT_EQ(served.width, direct.width);
     ASSERT_EQ(served.height, direct.height);
     ASSERT_EQ(served.channels, direct.channels);
-    EXPECT_TRUE(served.pixels == direct.pixels8) << backend << ": the streamed image differs from renderFlame's";
+    EXPECT_TRUE(served.pixels == direct.pixels8)
+        << backend << ": the streamed image differs from renderFlame's";
     EXPECT_EQ(h["samples"].get<uint64_t>(), stats.samples);
   }
 }
@@ -170,7 +178,7 @@ TEST(StudioFlameRender, PassesAccumulateAndRefine) {
   TestServer server;
   const std::string text = example("linear.flam3");
   const double quality = 24;
-  const json request = {{"genome", text}, {"width", 320}, {"height", 180}, {"quality", quality},
+  const json request = {{"genome", text}, {"width", 320}, {"height", 180},   {"quality", quality},
                         {"passes", 4},    {"seed", 3},    {"backend", "cpu"}};
   const auto frames = renderFrames(server, request);
   ASSERT_EQ(frames.size(), 4u);
@@ -184,7 +192,9 @@ TEST(StudioFlameRender, PassesAccumulateAndRefine) {
     const double expected = total_samples * (std::ldexp(1.0, int(k) + 1) - 1) / 15;
     EXPECT_NEAR(h["samples"].get<double>(), expected, expected * 0.01 + 64) << "pass " << k + 1;
     EXPECT_NEAR(h["quality_so_far"].get<double>(), quality * (std::ldexp(1.0, int(k) + 1) - 1) / 15, 1e-9);
-    if (k > 0) EXPECT_GT(h["samples"].get<uint64_t>(), frames[k - 1].header["samples"].get<uint64_t>());
+    if (k > 0) {
+      EXPECT_GT(h["samples"].get<uint64_t>(), frames[k - 1].header["samples"].get<uint64_t>());
+    }
     for (const char* key : {"iter_ms", "tonemap_ms", "total_ms"}) EXPECT_GE(h[key].get<double>(), 0.0) << key;
   }
   // Refines: each frame is closer to an independent full-quality render (another seed) than the one before.
@@ -208,8 +218,13 @@ TEST(StudioFlameRender, SummedPassesAreStatisticallyOneFullRender) {
   const std::string text = example("mixed.flam3");
   const FlameGenome genome = parseFlameGenomes(text, "mixed.flam3")[0];
   const double quality = 40;  // 2.3 M samples: 5 passes of at least 65536
-  const auto frames = renderFrames(server, {{"genome", text}, {"width", 320}, {"height", 180}, {"quality", quality},
-                                            {"passes", 5}, {"seed", 11}, {"backend", "cpu"}});
+  const auto frames = renderFrames(server, {{"genome", text},
+                                            {"width", 320},
+                                            {"height", 180},
+                                            {"quality", quality},
+                                            {"passes", 5},
+                                            {"seed", 11},
+                                            {"backend", "cpu"}});
   ASSERT_EQ(frames.size(), 5u);
   const Rgb8Image summed = framePng(frames.back());
 
@@ -226,8 +241,8 @@ TEST(StudioFlameRender, SummedPassesAreStatisticallyOneFullRender) {
   const double summed_vs_full = psnr(summed.pixels, full_a);
   // The sum of 5 passes with their own seeds is one more sample of the same
   // distribution: as close to a full render as another full render is.
-  EXPECT_NEAR(summed_vs_full, between_full, 0.5) << "summed " << summed_vs_full << " dB, two full renders "
-                                                 << between_full << " dB";
+  EXPECT_NEAR(summed_vs_full, between_full, 0.5)
+      << "summed " << summed_vs_full << " dB, two full renders " << between_full << " dB";
   // The metric tells renders apart: a quarter of the quality is measurably farther.
   const double quarter_vs_full = psnr(single(303, quality / 4), full_a);
   RecordProperty("psnr_summed_vs_full_db", std::to_string(summed_vs_full));
@@ -265,7 +280,9 @@ TEST(StudioFlameGenome, DescriptionMatchesTheReaderAndTheText) {
       }
     }
     ASSERT_EQ(f["final_xform"].is_null(), !g.final_xform.has_value());
-    if (g.final_xform) EXPECT_EQ(f["final_xform"]["color"], g.final_xform->color);
+    if (g.final_xform) {
+      EXPECT_EQ(f["final_xform"]["color"], g.final_xform->color);
+    }
   }
   // Against the text: flame 0's first xform is fisheye 0.887181 + cosh 0.112819
   // (line 3) and its first colour is "146 62 86" = #923e56.
@@ -281,7 +298,8 @@ TEST(StudioFlameGenome, DescriptionMatchesTheReaderAndTheText) {
   const size_t flame1 = text.find("<flame", text.find("</flame>"));
   const std::string body1 = text.substr(flame1, text.find("</flame>", flame1) - flame1);
   size_t elements = 0;
-  for (size_t at = body1.find("<xform"); at != std::string::npos; at = body1.find("<xform", at + 1)) ++elements;
+  for (size_t at = body1.find("<xform"); at != std::string::npos; at = body1.find("<xform", at + 1))
+    ++elements;
   ASSERT_EQ(elements, 5u);
   const json& xforms1 = d["flames"][1]["xforms"];
   ASSERT_EQ(xforms1.size(), elements + 3);
@@ -347,16 +365,20 @@ TEST(StudioFlameGenome, ParseErrorsCarryLineAndColumn) {
 TEST(StudioFlameRender, NewerRequestOnTheChannelCancelsTheStream) {
   TestServer server;
   const std::string text = example("trig.flam3");
-  // Long enough that pass 2 onwards takes seconds on one serial thread.
+  // 1.8 G samples: tens of seconds on one serial thread, pass 1 (1/255 of them) a fraction of one.
   StreamReader stale(server,
-                     {{"genome", text}, {"width", 1280}, {"height", 720}, {"quality", 200}, {"passes", 8},
+                     {{"genome", text},
+                      {"width", 1280},
+                      {"height", 720},
+                      {"quality", 2000},
+                      {"passes", 8},
                       {"backend", "serial"}},
                      "client-1");
   ASSERT_GE(stale.waitFrames(1), 1u);
-  const auto fresh = renderFrames(server,
-                                  {{"genome", text}, {"width", 64}, {"height", 36}, {"quality", 2}, {"passes", 1},
-                                   {"backend", "serial"}},
-                                  "client-1");
+  const auto fresh = renderFrames(
+      server,
+      {{"genome", text}, {"width", 64}, {"height", 36}, {"quality", 2}, {"passes", 1}, {"backend", "serial"}},
+      "client-1");
   ASSERT_EQ(fresh.size(), 1u);
   EXPECT_EQ(fresh[0].header["final"], true);
   stale.join();
@@ -374,9 +396,14 @@ TEST(StudioFlameRender, BusySlotsGive429) {
   StudioOptions options = TestServer::quietOptions();
   options.max_jobs = 1;
   TestServer server(options);
-  const std::string text = example("linear.flam3");
+  const std::string text = example("trig.flam3");
+  // As long as the test above: client-a's job holds the only slot until cancelled.
   StreamReader running(server,
-                       {{"genome", text}, {"width", 1280}, {"height", 720}, {"quality", 200}, {"passes", 8},
+                       {{"genome", text},
+                        {"width", 1280},
+                        {"height", 720},
+                        {"quality", 2000},
+                        {"passes", 8},
                         {"backend", "serial"}},
                        "client-a");
   ASSERT_GE(running.waitFrames(1), 1u);
@@ -386,10 +413,10 @@ TEST(StudioFlameRender, BusySlotsGive429) {
   const HttpReply busy_genome = server.post("/api/flame/genome", json({{"genome", text}}).dump(), "client-b");
   EXPECT_EQ(busy_genome.status, 429);
   // client-a's next request cancels its own stream and takes the slot.
-  const auto frames = renderFrames(server,
-                                   {{"genome", text}, {"width", 64}, {"height", 36}, {"quality", 1}, {"passes", 1},
-                                    {"backend", "serial"}},
-                                   "client-a");
+  const auto frames = renderFrames(
+      server,
+      {{"genome", text}, {"width", 64}, {"height", 36}, {"quality", 1}, {"passes", 1}, {"backend", "serial"}},
+      "client-a");
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_FALSE(frames[0].header.contains("error"));
   running.join();
@@ -402,29 +429,30 @@ TEST(StudioFlameRender, BadParametersGet400) {
   EXPECT_EQ(server.post("/api/flame/render", "{\"genome\": ").status, 400);  // not JSON: a plain reply
   EXPECT_EQ(server.post("/api/flame/render", "[1]").status, 400);
   const std::vector<json> bad = {
-      json::object(),                                            // no genome
-      {{"genome", 5}},                                           // not text
-      {{"genome", text}, {"width", 64}},                         // width without height
-      {{"genome", text}, {"width", 4096}, {"height", 64}},       // over 2048
-      {{"genome", text}, {"width", 0}, {"height", 64}},          // empty
-      {{"genome", text}, {"width", "wide"}, {"height", 64}},     // wrong type
-      {{"genome", text}, {"width", 64.5}, {"height", 64}},       // not an integer
-      {{"genome", text}, {"quality", 0}},                        // no samples
-      {{"genome", text}, {"quality", 1e9}},                      // beyond the cap
-      {{"genome", text}, {"passes", 13}},                        // beyond the cap
-      {{"genome", text}, {"flame", 2}},                          // the file has flames 0 and 1
-      {{"genome", text}, {"flame", -1}},                         //
-      {{"genome", text}, {"seed", -3}},                          //
-      {{"genome", text}, {"backend", "gpu"}},                    //
-      {{"genome", text}, {"threads", 100000}},                   //
-      {{"genome", std::string((4u << 20) + 1, ' ')}},            // over 4 MiB
+      json::object(),                                         // no genome
+      {{"genome", 5}},                                        // not text
+      {{"genome", text}, {"width", 64}},                      // width without height
+      {{"genome", text}, {"width", 4096}, {"height", 64}},    // over 2048
+      {{"genome", text}, {"width", 0}, {"height", 64}},       // empty
+      {{"genome", text}, {"width", "wide"}, {"height", 64}},  // wrong type
+      {{"genome", text}, {"width", 64.5}, {"height", 64}},    // not an integer
+      {{"genome", text}, {"quality", 0}},                     // no samples
+      {{"genome", text}, {"quality", 1e9}},                   // beyond the cap
+      {{"genome", text}, {"passes", 13}},                     // beyond the cap
+      {{"genome", text}, {"flame", 2}},                       // the file has flames 0 and 1
+      {{"genome", text}, {"flame", -1}},                      //
+      {{"genome", text}, {"seed", -3}},                       //
+      {{"genome", text}, {"backend", "gpu"}},                 //
+      {{"genome", text}, {"threads", 100000}},                //
+      {{"genome", std::string((4u << 20) + 1, ' ')}},         // over 4 MiB
   };
   for (const json& body : bad) {
     const json e = streamError(renderFrames(server, body));
     EXPECT_EQ(e["status"], 400) << body.dump().substr(0, 120);
     EXPECT_EQ(e["kind"], "request") << body.dump().substr(0, 120);
   }
-  for (const json& body : {json::object(), json{{"genome", 5}}, json{{"genome", std::string((4u << 20) + 1, ' ')}}}) {
+  for (const json& body :
+       {json::object(), json{{"genome", 5}}, json{{"genome", std::string((4u << 20) + 1, ' ')}}}) {
     const HttpReply reply = server.post("/api/flame/genome", body.dump());
     EXPECT_EQ(reply.status, 400) << body.dump().substr(0, 120);
   }
