@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "procgen/error.hpp"
+
 namespace procgen {
 
 // --- The variation catalogue (flam3's 99, in flam3's index order) ----------
@@ -75,6 +77,9 @@ struct FlameXform {
   /// entries past the end are 1. Empty when the genome has none.
   std::vector<double> chaos;
   int source_line = 0;  ///< line of the <xform> element (for messages)
+  /// True for the xforms a <symmetry kind> element added (they have no
+  /// <xform> element of their own; source_line is the <flame>'s).
+  bool added_by_symmetry = false;
 };
 
 enum class FlamePaletteMode : uint8_t { kStep, kLinear };
@@ -158,6 +163,13 @@ struct FlameReadOptions {
 /// ExitCode::kBadInput). Never allocates beyond a small multiple of the text.
 std::vector<FlameGenome> parseFlameGenomes(std::string_view xml, std::string_view file_name,
                                            const FlameReadOptions& options = {});
+
+/// The diagnostic for a flame the renderer refuses (its size, quality,
+/// filter or memory, `message`): a ParseError at the line of the flame's
+/// <flame> element in `text` (the file parseFlameGenomes read), the column of
+/// the tag, the message prefixed "flame INDEX 'NAME': ".
+ParseError flameGenomeError(std::string_view file_name, std::string_view text, const FlameGenome& genome,
+                            int index, const std::string& message);
 
 /// readInputFile (procgen/input.hpp) + parseFlameGenomes.
 std::vector<FlameGenome> readFlameFile(const std::filesystem::path& path,

@@ -662,6 +662,7 @@ void GenomeReader::readSymmetry(pugi::xml_node node, FlameGenome& g) {
   auto addLinear = [&](double color, const FlameAffine& affine) {
     FlameXform xf;
     xf.source_line = g.source_line;
+    xf.added_by_symmetry = true;
     const std::span<const FlameParamInfo> params = flameParams();
     for (size_t i = 0; i < params.size(); ++i) xf.params[i] = params[i].default_value;
     xf.weight = 1.0;
@@ -746,6 +747,26 @@ std::vector<FlameGenome> parseFlameGenomes(std::string_view xml, std::string_vie
   const XmlSource source(xml, std::string(file_name));
   GenomeReader reader(source, options);
   return reader.readAll();
+}
+
+ParseError flameGenomeError(std::string_view file_name, std::string_view text, const FlameGenome& genome,
+                            int index, const std::string& message) {
+  // Line genome.source_line (1-based) of the text, without its newline.
+  size_t at = 0;
+  for (int l = 1; l < genome.source_line && at != std::string_view::npos; ++l) {
+    at = text.find('\n', at);
+    if (at != std::string_view::npos) ++at;
+  }
+  std::string line;
+  if (at != std::string_view::npos && genome.source_line >= 1) {
+    const size_t end = text.find('\n', at);
+    line = std::string(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+  }
+  const size_t tag = line.find("<flame");
+  const int column = tag == std::string::npos ? 1 : static_cast<int>(tag) + 1;
+  std::string name = "flame " + std::to_string(index);
+  if (!genome.name.empty()) name += " '" + printableText(genome.name, 60) + "'";
+  return ParseError({std::string(file_name), genome.source_line, column}, name + ": " + message, line);
 }
 
 std::vector<FlameGenome> readFlameFile(const std::filesystem::path& path, const FlameReadOptions& options) {

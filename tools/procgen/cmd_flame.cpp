@@ -50,33 +50,11 @@ double msSince(Clock::time_point t0) {
   throw Error(message, ExitCode::kUsage);
 }
 
-/// Line `line` (1-based) of `text`, without its newline; empty when out of range.
-std::string lineOf(std::string_view text, int line) {
-  size_t at = 0;
-  for (int l = 1; l < line; ++l) {
-    at = text.find('\n', at);
-    if (at == std::string_view::npos) return {};
-    ++at;
-  }
-  const size_t end = text.find('\n', at);
-  return std::string(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
-}
-
 /// A flame's name for messages: `flame 3 'name'` (index in the file).
 std::string describe(const FlameGenome& genome, int index) {
   std::string s = "flame " + std::to_string(index);
   if (!genome.name.empty()) s += " '" + printableText(genome.name, 60) + "'";
   return s;
-}
-
-/// The diagnostic of a genome the renderer refuses (its size, quality or
-/// memory), at the line of its <flame> element with the caret on the tag.
-ParseError genomeError(const std::string& file, std::string_view text, const FlameGenome& genome, int index,
-                       const std::string& message) {
-  const std::string line = lineOf(text, genome.source_line);
-  const size_t tag = line.find("<flame");
-  const int column = tag == std::string::npos ? 1 : static_cast<int>(tag) + 1;
-  return ParseError({file, genome.source_line, column}, describe(genome, index) + ": " + message, line);
 }
 
 /// `prefix: ` removed from a library message ("flame: quality must be …").
@@ -163,10 +141,10 @@ void checkLayouts(const FlameRun& run) {
     } catch (const ParseError&) {
       throw;
     } catch (const ResourceError& e) {
-      throw genomeError(run.file, run.text, *t.genome, t.index, e.what());
+      throw flameGenomeError(run.file, run.text, *t.genome, t.index, e.what());
     } catch (const Error& e) {
       if (e.exitCode() != ExitCode::kUsage) throw;
-      throw genomeError(run.file, run.text, *t.genome, t.index, withoutPrefix(e.what(), "flame: "));
+      throw flameGenomeError(run.file, run.text, *t.genome, t.index, withoutPrefix(e.what(), "flame: "));
     }
   }
 }
@@ -205,7 +183,7 @@ FlameTotals renderFlames(FlameRun& run) {
       image = renderFlame(*t.genome, options, run.execution, &stats);
     } catch (const ResourceError& e) {  // the tone-mapping buffers, beside the histogram
       bar.clear();
-      throw genomeError(run.file, run.text, *t.genome, t.index, e.what());
+      throw flameGenomeError(run.file, run.text, *t.genome, t.index, e.what());
     }
     bar.clear();
     writeFlamePng(image, t.path, run.png_level);
@@ -572,7 +550,7 @@ void runFlam3Render(const std::vector<std::string>& arguments) {
       path = *out;
     } else if (name_enable && !g.name.empty()) {
       if (g.name.find('/') != std::string::npos || g.name == "." || g.name == "..")
-        throw genomeError(run.file, run.text, g, i, "name '" + g.name + "' cannot be used as a file name");
+        throw flameGenomeError(run.file, run.text, g, i, "name '" + g.name + "' cannot be used as a file name");
       path = g.name + ".png";
     } else {
       char number[16];
