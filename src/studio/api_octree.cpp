@@ -62,8 +62,9 @@ struct StoredTree {
 };
 
 /// The last tree of each client (X-Procgen-Client), so queries do not
-/// rebuild: at most kStoredTrees, and together at most a job's memory budget
-/// (the least recently used go first when a new tree needs the room).
+/// rebuild: at most kStoredTrees, and together at most half a job's memory
+/// budget, so a build always has the other half (the least recently used go
+/// first when a new tree needs the room).
 class TreeStore {
  public:
   std::shared_ptr<const StoredTree> find(const std::string& client) {
@@ -237,7 +238,7 @@ Reply buildAndReply(TreeStore& store, uint64_t sequence, const Request& request,
   timings["encode_ms"] = msSince(t_encode);
   job.check();
   bool kept = false;
-  if (!request.client.empty()) kept = store.put(request.client, std::move(stored), job.memoryBudget());
+  if (!request.client.empty()) kept = store.put(request.client, std::move(stored), job.memoryBudget() / 2);
   frame.header["source"] = std::move(source);
   frame.header["timings"] = std::move(timings);
   frame.header["kept"] = kept;  // false: no X-Procgen-Client, or too large to keep: queries need a rebuild
