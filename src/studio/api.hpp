@@ -145,6 +145,7 @@ struct Request {
   Params params;                         ///< the JSON body (POST) or the query string (GET, values are strings)
   std::string body;                      ///< the raw body
   std::vector<std::string> path_params;  ///< the path pattern's captures (e.g. /api/examples/(.+))
+  std::string client;                    ///< header X-Procgen-Client (at most 128 bytes; empty when absent)
 };
 
 struct Reply {

@@ -229,6 +229,7 @@ struct StudioServer::Impl final : Api {
     for (size_t i = 1; i < req.matches.size(); ++i) request.path_params.push_back(req.matches[i]);
     std::string client = req.get_header_value("X-Procgen-Client");
     std::string key = client.empty() ? std::string() : client.substr(0, 128) + " " + channel;
+    request.client = client.substr(0, 128);
     // Cancel the stale job first, so its slot frees while this one waits.
     Channels::Flag flag = channels_.open(key);
     try {

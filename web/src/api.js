@@ -78,6 +78,26 @@ export class Channel {
     });
     if (this.controller === controller) this.controller = null;
   }
+  /**
+   * POST `body` (a File, Blob or ArrayBuffer) as the raw request body with
+   * `params` in the query string (an Api::upload endpoint); resolves like post.
+   */
+  async upload(body, params = {}) {
+    this.abort();
+    const controller = (this.controller = new AbortController());
+    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+    const response = await fetch(`${this.path}?${query}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream', 'X-Procgen-Client': clientId },
+      body,
+      signal: controller.signal,
+    });
+    if (!response.ok) throw await failure(response);
+    const type = response.headers.get('Content-Type') ?? '';
+    const result = type.startsWith('application/octet-stream') ? decodeFrame(await response.arrayBuffer()) : await response.json();
+    if (this.controller === controller) this.controller = null;
+    return result;
+  }
   /** POST params and download the reply as a file. */
   async download(params, fallbackName) {
     const { response } = await this.fetch(params);
