@@ -167,7 +167,13 @@ class FrameStream {
 };
 
 using Handler = std::function<Reply(const Request&, Job&)>;
-using StreamHandler = std::function<void(const Request&, Job&, FrameStream&)>;
+/// Sends a progressive reply's frames (runs after the 200 status went out).
+using FrameProducer = std::function<void(FrameStream&)>;
+/// Checks the request — what it throws becomes a plain 4xx reply, as for
+/// compute() — and returns the producer of the frames, which may capture the
+/// Job by reference (it outlives the producer). An error the producer throws
+/// arrives as a last frame holding `error` and `status`.
+using StreamHandler = std::function<FrameProducer(const Request&, Job&)>;
 
 /// What an endpoint file registers. `channel` names the stream of requests a
 /// newer one supersedes (with the client id of header X-Procgen-Client):

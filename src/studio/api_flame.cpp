@@ -232,9 +232,16 @@ double msBetween(std::chrono::steady_clock::time_point a, std::chrono::steady_cl
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-void renderProgressively(const Request& request, Job& job, FrameStream& stream) {
+void renderPasses(const RenderRequest& r, Job& job, FrameStream& stream);
+
+/// Checks the request (parameters, genome, camera, budget: plain 4xx replies)
+/// and returns the passes.
+FrameProducer renderProgressively(const Request& request, Job& job) {
+  return [r = readRenderRequest(request, job), &job](FrameStream& stream) { renderPasses(r, job, stream); };
+}
+
+void renderPasses(const RenderRequest& r, Job& job, FrameStream& stream) {
   using Clock = std::chrono::steady_clock;
-  RenderRequest r = readRenderRequest(request, job);
   const FlameGenome& genome = r.genomes.flames[static_cast<size_t>(r.flame)];
   const double total_quality = *r.options.quality;
   const uint64_t budget = job.memoryBudget();

@@ -171,18 +171,20 @@ struct StudioServer::Impl final : Api {
   void stream(std::string path, std::string channel, StreamHandler handler) override {
     http_.Post(path, [this, channel, handler](const httplib::Request& req, httplib::Response& res) {
       std::shared_ptr<RunningJob> job;
+      FrameProducer producer;
       try {
         job = startJob(req, channel);  // errors before the first frame are plain replies
+        producer = handler(job->request, job->job);
       } catch (const std::exception& e) {
         send(res, errorReply(e));
         return;
       }
       res.set_header("Cache-Control", "no-store");
       res.set_chunked_content_provider(
-          "application/octet-stream", [job, handler](size_t, httplib::DataSink& sink) {
+          "application/octet-stream", [job, producer](size_t, httplib::DataSink& sink) {
             SinkStream stream(sink, job->job);
             try {
-              handler(job->request, job->job, stream);
+              producer(stream);
             } catch (const Cancelled&) {
               // The client went away or moved on: nobody reads an error frame.
             } catch (const std::exception& e) {

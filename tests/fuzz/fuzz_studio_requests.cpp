@@ -98,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (endpoint.kind == Endpoint::kStream) {
       DiscardStream stream(job);
-      endpoint.stream(request, job, stream);
+      endpoint.stream(request, job)(stream);
     } else {
       Reply reply = endpoint.handler(request, job);
       if (reply.status == 200 && reply.body.empty() && reply.content_type == "application/json") __builtin_trap();

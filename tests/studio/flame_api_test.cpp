@@ -62,8 +62,17 @@ double psnr(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
   return mse == 0 ? 99.0 : 10.0 * std::log10(255.0 * 255.0 / mse);
 }
 
-/// The error of a streamed reply: its last frame's header.
-json streamError(const std::vector<DecodedFrame>& frames) {
+/// The error of a render request: a plain JSON reply when the request is
+/// refused before streaming (bad parameters, genome, budget), else the
+/// stream's last frame.
+json renderError(const TestServer& server, const json& body) {
+  HttpReply reply = server.post("/api/flame/render", body.dump());
+  if (reply.status != 200) {
+    json e = reply.json()["error"];
+    e["status"] = reply.status;
+    return e;
+  }
+  const auto frames = studio_test::decodeFrames(reply.body);
   if (frames.empty() || !frames.back().header.contains("error")) return json();
   json e = frames.back().header["error"];
   e["status"] = frames.back().header["status"];
@@ -334,10 +343,8 @@ TEST(StudioFlameGenome, ParseErrorsCarryLineAndColumn) {
   EXPECT_EQ(e["column"], column);
   EXPECT_NE(e["message"].get<std::string>().find("nosuchvariation"), std::string::npos);
 
-  // The render stream reports the same error as its only frame.
-  const auto frames = renderFrames(server, {{"genome", text}, {"width", 64}, {"height", 64}});
-  ASSERT_EQ(frames.size(), 1u);
-  const json se = streamError(frames);
+  // The render endpoint refuses the genome the same way, before streaming.
+  const json se = renderError(server, {{"genome", text}, {"width", 64}, {"height", 64}});
   EXPECT_EQ(se["status"], 422);
   EXPECT_EQ(se["kind"], "parse");
   EXPECT_EQ(se["line"], 3);
@@ -348,7 +355,7 @@ TEST(StudioFlameGenome, ParseErrorsCarryLineAndColumn) {
   std::string zoomed = text;
   zoomed.replace(zoomed.find("nosuchvariation=\"1\" "), 20, "");
   zoomed.replace(zoomed.find("quality=\"1\""), 11, "quality=\"1\" zoom=\"100\"");
-  const json ze = streamError(renderFrames(server, {{"genome", zoomed}, {"width", 64}, {"height", 64}}));
+  const json ze = renderError(server, {{"genome", zoomed}, {"width", 64}, {"height", 64}});
   EXPECT_EQ(ze["kind"], "parse");
   EXPECT_EQ(ze["line"], 2);
   EXPECT_EQ(ze["column"], 1);
@@ -447,7 +454,7 @@ TEST(StudioFlameRender, BadParametersGet400) {
       {{"genome", std::string((4u << 20) + 1, ' ')}},         // over 4 MiB
   };
   for (const json& body : bad) {
-    const json e = streamError(renderFrames(server, body));
+    const json e = renderError(server, body);
     EXPECT_EQ(e["status"], 400) << body.dump().substr(0, 120);
     EXPECT_EQ(e["kind"], "request") << body.dump().substr(0, 120);
   }
@@ -462,8 +469,8 @@ TEST(StudioFlameRender, HistogramOverTheBudgetIsRefusedBeforeRendering) {
   StudioOptions options = TestServer::quietOptions();
   options.memory_budget = 4u << 20;  // 4 MiB: a 2048² histogram of 20-byte buckets is 80 MiB
   TestServer server(options);
-  const json e = streamError(renderFrames(
-      server, {{"genome", example("linear.flam3")}, {"width", 2048}, {"height", 2048}, {"quality", 1}}));
+  const json e = renderError(
+      server, {{"genome", example("linear.flam3")}, {"width", 2048}, {"height", 2048}, {"quality", 1}});
   EXPECT_EQ(e["status"], 422);
   EXPECT_EQ(e["kind"], "budget");
 }
