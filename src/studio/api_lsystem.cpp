@@ -20,7 +20,9 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lsystem/lexer.hpp"
@@ -128,6 +130,7 @@ std::map<std::string, float> defineOverrides(const Params& params) {
 /// time each stage took.
 struct Model {
   LSystem lsystem{nullptr};
+  float angle = 0;  ///< the turtle's default turn used (the request's, else the file's)
   DeriveStats stats;
   Geometry geometry;
   uint64_t seed = 1;
@@ -166,6 +169,7 @@ Model buildModel(const Params& params, Job& job) {
   InterpretOptions interpret_options;
   interpret_options.view = model.lsystem.view();
   if (!std::isnan(angle)) interpret_options.view.angle_deg = static_cast<float>(angle);
+  model.angle = interpret_options.view.angle_deg;
   interpret_options.execution = execution;
   interpret_options.seed = model.seed;
   interpret_options.memory_budget_bytes = job.memoryBudget();
@@ -215,38 +219,76 @@ json boundsJson(const Bounds& b) {
   return json::array({b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z});
 }
 
+/// Runs body(begin, end) over [0, n) cut into `threads` ranges, one per
+/// thread (the calling thread takes the first). The frame's encoding is
+/// plumbing, not a backend stage: plain threads, as many as the request's.
+template <typename Body>
+void forRanges(size_t n, int threads, Body&& body) {
+  const size_t parts = std::clamp<size_t>(static_cast<size_t>(std::max(threads, 1)), 1, n / 65536 + 1);
+  std::vector<std::thread> workers;
+  for (size_t t = 1; t < parts; ++t) workers.emplace_back([&body, n, parts, t] { body(n * t / parts, n * (t + 1) / parts); });
+  body(0, n / parts);
+  for (std::thread& w : workers) w.join();
+}
+
+/// Geometry::bounds() in parallel (one pass over segments, one over vertices).
+Bounds parallelBounds(const Geometry& g, int threads) {
+  std::mutex mutex;
+  Bounds total;
+  auto merge = [&](const Bounds& b) {
+    if (b.empty()) return;
+    std::lock_guard lock(mutex);
+    total.add(b.min);
+    total.add(b.max);
+  };
+  forRanges(g.segments.size(), threads, [&](size_t begin, size_t end) {
+    Bounds b;
+    for (size_t i = begin; i < end; ++i) b.add(g.segments[i].start), b.add(g.segments[i].end);
+    merge(b);
+  });
+  Bounds vertices;
+  for (const Vec3& v : g.polygon_vertices) vertices.add(v);
+  merge(vertices);
+  return total;
+}
+
 Frame geometryFrame(const Model& model, const Params& params, Job& job) {
   const Geometry& g = model.geometry;
+  const int threads = job.execution(params).threads;
   auto t0 = Clock::now();
-  const Bounds bounds = g.bounds();
+  const Bounds bounds = parallelBounds(g, threads);
   const Quantizer quantize(bounds.empty() ? Bounds{} : bounds);
   static const Palette8 palette;
 
   Frame frame;
-  const size_t n = g.segments.size();
+  const size_t n = g.segments.size(), vertices = g.polygon_vertices.size();
   size_t triangles = 0;
   // One colour for every segment (most models): sent in the header, not per vertex.
   const bool one_color = std::all_of(g.segments.begin(), g.segments.end(),
                                      [&](const Segment& s) { return (s.color & 15) == (g.segments[0].color & 15); });
-  {
-    std::vector<uint16_t> positions(n * 6);
-    for (size_t i = 0; i < n; ++i) {
-      quantize.put(g.segments[i].start, &positions[6 * i]);
-      quantize.put(g.segments[i].end, &positions[6 * i + 3]);
+  auto padded = [](size_t bytes) { return (bytes + 7) & ~size_t{7}; };
+  frame.reserve(padded(n * 12) + (one_color ? 0 : padded(n * 6)) + padded(vertices * 6) + padded(vertices * 3) +
+                padded(vertices * 12));
+  // Written straight into the frame's body, in parallel.
+  uint16_t* positions = frame.allocate<uint16_t>("segment_positions", n * 6);
+  forRanges(n, threads, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      quantize.put(g.segments[i].start, positions + 6 * i);
+      quantize.put(g.segments[i].end, positions + 6 * i + 3);
     }
-    frame.add("segment_positions", positions);
-  }
+  });
   if (n > 0 && one_color) {
     const auto& c = palette[g.segments[0].color];
     frame.header["segment_color"] = {c[0], c[1], c[2]};
   } else if (n > 0) {
-    std::vector<uint8_t> colors(n * 6);
-    for (size_t i = 0; i < n; ++i) {
-      const auto& c = palette[g.segments[i].color];
-      std::copy(c.begin(), c.end(), &colors[6 * i]);
-      std::copy(c.begin(), c.end(), &colors[6 * i + 3]);
-    }
-    frame.add("segment_colors", colors);
+    uint8_t* colors = frame.allocate<uint8_t>("segment_colors", n * 6);
+    forRanges(n, threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        const auto& c = palette[g.segments[i].color];
+        std::copy(c.begin(), c.end(), colors + 6 * i);
+        std::copy(c.begin(), c.end(), colors + 6 * i + 3);
+      }
+    });
   }
   job.check();
   if (g.polygonCount() > 0) {
@@ -288,6 +330,7 @@ Frame geometryFrame(const Model& model, const Params& params, Job& job) {
   h["polygon_triangles"] = triangles;
   h["bounds"] = boundsJson(bounds);
   h["seed"] = std::to_string(model.seed);
+  h["angle"] = model.angle;
   h["backend"] = std::string(backendName(job.execution(params).backend));
   h["file"] = {{"derivation_length", l.derivationLength()},
                {"angle", l.view().angle_deg},

@@ -39,29 +39,59 @@ async function selectInEditor(page, needle, after = '') {
 }
 
 /**
- * Types `keys` (replacing the selection) and measures, in the page, from the
- * last keystroke's keydown to the 'lsystem-rendered' event of a request sent
- * after it. Returns {latency, header, requestToScreen, roundTrip}.
+ * Records every drawn model in the page: window.__lsystem.last is the newest
+ * 'lsystem-rendered' event's detail, lastKey the newest keydown (both
+ * performance.now()). When a keystroke is being measured, the first render
+ * of a request sent after it also waits for the GPU to finish (a 1-pixel
+ * readPixels) and records that as pixelsAt: the view's data-rendered change
+ * only says the draw was submitted, SwiftShader draws afterwards.
  */
-async function typeAndMeasure(page, keys) {
+async function installProbe(page) {
   await page.evaluate((id) => {
     const pane = document.querySelector(`[data-testid="${id}"]`);
-    window.__lsystemProbe = { lastKey: 0, result: null };
-    if (!window.__lsystemProbeInstalled) {
-      window.__lsystemProbeInstalled = true;
-      document.addEventListener('keydown', () => { window.__lsystemProbe.lastKey = performance.now(); }, true);
-      pane.addEventListener('lsystem-rendered', (e) => {
-        const probe = window.__lsystemProbe;
-        if (probe.lastKey && e.detail.requestedAt >= probe.lastKey && !probe.result) probe.result = { ...e.detail, lastKey: probe.lastKey };
-      });
-    }
+    window.__lsystem = { last: null, lastKey: 0, measuring: false, result: null };
+    document.addEventListener('keydown', () => { window.__lsystem.lastKey = performance.now(); }, true);
+    pane.addEventListener('lsystem-rendered', (e) => {
+      const probe = window.__lsystem;
+      probe.last = e.detail;
+      if (!probe.measuring || probe.result || e.detail.requestedAt < probe.lastKey) return;
+      const gl = pane.lsystemViewer.renderer.getContext();
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+      probe.result = { ...e.detail, pixelsAt: performance.now(), lastKey: probe.lastKey };
+    });
   }, PANE);
+}
+
+/**
+ * Runs `action` and waits until a model requested after it, whose header has
+ * the fields of `expect` (compared as JSON), is drawn; returns that header.
+ * (A render of an earlier edit may still arrive after the action: `expect`
+ * tells them apart.)
+ */
+async function afterRender(page, action, expect = {}, timeout = 30000) {
+  const mark = await page.evaluate(() => performance.now());
+  await action();
+  await page.waitForFunction(([m, fields]) => {
+    const last = window.__lsystem.last;
+    if (!last || last.requestedAt < m) return false;
+    return Object.entries(fields).every(([k, v]) => JSON.stringify(last.header[k]) === JSON.stringify(v));
+  }, [mark, expect], { timeout });
+  return page.evaluate(() => window.__lsystem.last.header);
+}
+
+/**
+ * Types `keys` (replacing the selection) and measures, in the page, from the
+ * last keystroke's keydown to the drawing of a model requested after it.
+ */
+async function typeAndMeasure(page, keys) {
+  await page.evaluate(() => Object.assign(window.__lsystem, { measuring: true, result: null }));
   await page.keyboard.type(keys);
-  await page.waitForFunction(() => window.__lsystemProbe.result !== null, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.__lsystem.result !== null, null, { timeout: 60000 });
   return page.evaluate(() => {
-    const r = window.__lsystemProbe.result;
+    const r = window.__lsystem.result;
+    window.__lsystem.measuring = false;
     return {
-      latency: r.renderedAt - r.lastKey, requestToScreen: r.renderedAt - r.requestedAt,
+      latency: r.renderedAt - r.lastKey, pixels: r.pixelsAt - r.lastKey, requestToScreen: r.renderedAt - r.requestedAt,
       roundTrip: r.receivedAt - r.requestedAt, header: r.header,
     };
   });
@@ -75,59 +105,54 @@ test('the L-system tab edits, shows errors in place, slides and redraws', async 
   const { page, problems } = studio;
   try {
     // Loads the default example and draws it.
-    let version = await waitRendered(page, PANE, 0);
+    await waitRendered(page, PANE, 0);
+    await installProbe(page);
     assert.ok(await moduleCount(page) > 0);
 
     // Pick an example from the list.
-    await page.getByTestId('example').selectOption('examples/lsystems/koch-curve.l');
-    version = await waitRendered(page, PANE, version);
-    await page.getByTestId('pane-lsystem').getByText('segments').waitFor();
+    let header = await afterRender(page, () => page.getByTestId('example').selectOption('examples/lsystems/koch-curve.l'), { angle: 90 });
+    assert.equal(header.modules, await moduleCount(page));
 
     // Type a model: the module count is the hand-derived one and the canvas changes.
     const before = await canvasShot(page);
     await setText(page, '');
     await page.locator(`[data-testid="${PANE}"] .cm-content`).click();
     await page.keyboard.type('angle increment: 90\nLsystem: 1\nderivation length: 3\nAxiom: F\nF --> F+F-F-F+F\nendlsystem\n');
-    await page.waitForFunction(() => /modules\s+249\b/.test(document.querySelector('[data-testid="stats"]').textContent));
     // F → F+F-F-F+F: 5^3 F's and 4·(1+5+25) turns after 3 steps = 249 modules.
-    version = await page.evaluate(() => Number(document.querySelector('[data-testid="pane-lsystem"] [data-rendered]').dataset.rendered));
+    await page.waitForFunction(() => /modules\s+249\b/.test(document.querySelector('[data-testid="stats"]').textContent));
+    await page.waitForFunction(() => window.__lsystem.last?.header.modules === 249);
     const typed = await canvasShot(page);
     assert.ok(await imageDifference(page, before, typed) > 0.002, 'the canvas shows the typed model');
-    assert.equal(await moduleCount(page), 249);
 
-    // A syntax error: shown at its line, the view kept.
+    // A syntax error: shown at its line (5), the view kept.
     await selectInEditor(page, 'F+F-F-F+F');
     await page.keyboard.type('F+F-F-F+(');
-    const error = page.getByTestId('error');
     await page.waitForFunction(() => /parse/.test(document.querySelector('[data-testid="error"]').textContent));
-    assert.match(await error.textContent(), /line 5:/);
-    await page.locator(`[data-testid="${PANE}"] .cm-lint-marker-error, [data-testid="${PANE}"] .cm-lintRange-error`).first().waitFor();
+    assert.match(await page.getByTestId('error').textContent(), /line 5:/);
+    await page.locator(`[data-testid="${PANE}"] .cm-lintRange-error`).first().waitFor();
     const afterError = await canvasShot(page);
     assert.ok(await imageDifference(page, typed, afterError) < 0.002, 'the last good model stays on screen');
     assert.equal(await moduleCount(page), 249);
 
-    // Fix it: the error goes away.
-    await page.keyboard.press('Backspace');
-    await page.keyboard.type('F');
-    version = await waitRendered(page, PANE, version);
+    // Fix it (closeBrackets typed "()"; Backspace removes both): the error goes away.
+    header = await afterRender(page, async () => {
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('F');
+    }, { modules: 249 });
     await page.waitForFunction(() => document.querySelector('[data-testid="error"]').textContent === '');
 
     // Move a slider (the angle): the view changes.
-    const angle = page.getByTestId('angle');
-    await angle.fill('60');
-    version = await waitRendered(page, PANE, version);
+    header = await afterRender(page, () => page.getByTestId('angle').fill('60'), { angle: 60, modules: 249 });
     const slid = await canvasShot(page);
     assert.ok(await imageDifference(page, typed, slid) > 0.002, 'the angle slider changes the view');
 
     // A #define slider for a model with constants.
-    await setText(page, '#define len 2\nLsystem: 1\nderivation length: 5\nAxiom: A\nA --> F(len)[+A][-A]\nendlsystem\n');
-    version = await waitRendered(page, PANE, version);
-    const defineSlider = page.getByTestId('define-len');
-    await defineSlider.waitFor();
-    const withDefine = await canvasShot(page);
+    header = await afterRender(page, () => setText(page, '#define len 2\nLsystem: 1\nderivation length: 5\nAxiom: A\nA --> F(len)[+(30)A][-(30)A]\nendlsystem\n'), { segments: 31 });
+    assert.deepEqual(header.file.defines, [{ name: 'len', value: 2 }]);
     await page.getByTestId('fit').click();
-    await defineSlider.fill('0.5');
-    version = await waitRendered(page, PANE, version);
+    await page.waitForTimeout(300);  // the fitted view drawn (Fit redraws on the next animation frame)
+    const withDefine = await canvasShot(page);
+    header = await afterRender(page, () => page.getByTestId('define-len').fill('0.5'), { file: { ...header.file, defines: [{ name: 'len', value: 0.5 }] } });
     assert.ok(await imageDifference(page, withDefine, await canvasShot(page)) > 0.002, 'the #define slider changes the view');
 
     // An oversized derivation: a budget error, the view kept.
@@ -136,8 +161,7 @@ test('the L-system tab edits, shows errors in place, slides and redraws', async 
     await page.waitForFunction(() => /budget/.test(document.querySelector('[data-testid="error"]').textContent), null, { timeout: 30000 });
 
     // Back to an example for the README's screenshot.
-    await page.getByTestId('example').selectOption('examples/lsystems/plant-1.24f.l');
-    await waitRendered(page, PANE, version);
+    await afterRender(page, () => page.getByTestId('example').selectOption('examples/lsystems/plant-1.24f.l'), { iterations: 5 });
     await page.waitForFunction(() => document.querySelector('[data-testid="error"]').textContent === '');
     await screenshot(page, 'tab-lsystem');
     assert.deepEqual(problems, []);
@@ -150,15 +174,15 @@ test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the
   const studio = await openStudio('lsystem');
   const { page, problems } = studio;
   try {
-    let version = await waitRendered(page, PANE, 0);
+    await waitRendered(page, PANE, 0);
+    await installProbe(page);
     const models = [
       { name: 'hilbert3d', path: 'examples/lsystems/hilbert3d.l', segments: 262143, edits: ['89', '90', '91', '90', '88', '90'] },
       { name: 'plant-2d', path: 'examples/lsystems/plant-2d.l', segments: 2097152, edits: ['25', '20', '22.5', '30', '24', '22.5'] },
     ];
     for (const model of models) {
-      await page.getByTestId('example').selectOption(model.path);
-      version = await waitRendered(page, PANE, version, 60000);
-      await page.waitForFunction((n) => new RegExp(`segments\\s+${n.toLocaleString('en-US')}\\b`).test(document.querySelector('[data-testid="stats"]').textContent), model.segments, { timeout: 60000 });
+      const header = await afterRender(page, () => page.getByTestId('example').selectOption(model.path), { segments: model.segments }, 60000);
+      assert.equal(header.segments, model.segments);
       const samples = [];
       for (const edit of model.edits) {
         const current = await page.evaluate((id) => {
@@ -169,16 +193,20 @@ test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the
         const m = await typeAndMeasure(page, edit);
         assert.equal(m.header.segments, model.segments);
         samples.push(m);
-        await page.waitForTimeout(150);  // let a stale job finish: each edit measured on its own
+        await page.waitForTimeout(300);  // let a stale job and the GPU finish: each edit measured on its own
       }
-      const latencies = samples.map((s) => s.latency);
+      const stat = (values) => ({ median: round(median(values)), max: round(Math.max(...values)) });
       const stage = (key) => round(median(samples.map((s) => s.header.timings[key])));
-      report(`lsystem.latency.${model.name}.median`, round(median(latencies)), 'ms');
-      report(`lsystem.latency.${model.name}.max`, round(Math.max(...latencies)), 'ms');
+      const keyToRender = stat(samples.map((s) => s.latency));
+      const keyToPixels = stat(samples.map((s) => s.pixels));
+      report(`lsystem.latency.${model.name}.median`, keyToRender.median, 'ms');
+      report(`lsystem.latency.${model.name}.max`, keyToRender.max, 'ms');
+      report(`lsystem.latency.${model.name}.pixels.median`, keyToPixels.median, 'ms');
+      report(`lsystem.latency.${model.name}.pixels.max`, keyToPixels.max, 'ms');
       report(`lsystem.latency.${model.name}.stages`, JSON.stringify({
         parse: stage('parse_ms'), derive: stage('derive_ms'), interpret: stage('interpret_ms'), encode: stage('encode_ms'),
         server: stage('total_ms'), round_trip: round(median(samples.map((s) => s.roundTrip))),
-        request_to_screen: round(median(samples.map((s) => s.requestToScreen))),
+        request_to_render: round(median(samples.map((s) => s.requestToScreen))),
       }));
     }
     assert.deepEqual(problems, []);

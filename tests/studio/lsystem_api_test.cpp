@@ -147,6 +147,7 @@ TEST(StudioLsystem, KochFrameHoldsFivePowerNSegmentsMatchingTheLibrary) {
   const json& h = frame.header;
   EXPECT_EQ(h["segments"], 625);  // 5^4
   EXPECT_EQ(h["iterations"], 4);
+  EXPECT_EQ(h["angle"], 90);
   // F+F-F-F+F: 9 modules per F, 5 of them F: 1 → 9 → 45+4·… Each step maps a
   // string of f F's and o others to 9f + o modules with 5f F's.
   uint64_t f = 1, other = 0;
@@ -201,6 +202,7 @@ TEST(StudioLsystem, IterationsAngleAndSeedOverrideTheFile) {
   TestServer server;
   HttpReply reply = server.post("/api/lsystem/geometry", request(kKoch, {{"iterations", 2}, {"angle", 60}}));
   ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(decodeFrame(reply.body).header["angle"], 60);
   std::string by_hand = kKoch;
   by_hand.replace(by_hand.find("90"), 2, "60");
   expectFrameMatches(decodeFrame(reply.body), directGeometry(by_hand, 2));

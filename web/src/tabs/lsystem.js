@@ -8,7 +8,8 @@
 //
 // Test hooks: the pane dispatches a 'lsystem-rendered' event after each new
 // model is drawn ({version, requestedAt, receivedAt, renderedAt, header},
-// performance.now() times), and holds the editor as pane.lsystemEditor.
+// performance.now() times), and holds the editor and the viewer as
+// pane.lsystemEditor and pane.lsystemViewer.
 import { Channel, getJson, getText, isSuperseded } from '../api.js';
 import { createEditor } from '../editor.js';
 import { button, el, executionControls, formatCount, formatMs, select, setOptions, slider } from '../ui.js';
@@ -50,6 +51,7 @@ export default {
     controls.append(errorBox);
     const editor = createEditor(editorBox, { language: 'lsystem', onChange: () => schedule() });
     pane.lsystemEditor = editor;
+    pane.lsystemViewer = viewer;
 
     // --- derivation controls: each slider overrides the file once moved
     const overrides = {};
