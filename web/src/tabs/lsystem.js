@@ -22,7 +22,7 @@ function defineRange(value) {
   if (value === 0) return { min: -1, max: 1, step: 0.01 };
   const span = Math.abs(value) * 2;
   const lo = value > 0 ? 0 : -span, hi = value > 0 ? span : 0;
-  const step = Number.isInteger(value) && Math.abs(value) >= 2 ? 1 : Math.pow(10, Math.floor(Math.log10(span)) - 2);
+  const step = Math.pow(10, Math.floor(Math.log10(span)) - 2);
   return { min: lo, max: hi, step };
 }
 
@@ -69,7 +69,8 @@ export default {
       key: 'seed', label: 'Seed', min: 0, max: 1000, value: 1,
       onInput: (v) => { overrides.seed = v; schedule(); },
     });
-    const definesBox = el('fieldset', { hidden: true }, el('legend', { textContent: '#define' }));
+    const definesBox = el('fieldset', {}, el('legend', { textContent: '#define' }));
+    definesBox.style.display = 'none';
     controls.append(definesBox);
     let defineSliders = new Map();  // name → slider
     let defineOverrides = {};
@@ -80,7 +81,7 @@ export default {
 
     const actions = el('div', { className: 'row lsystem-actions' });
     controls.append(actions);
-    button(actions, { key: 'fit', text: 'Fit', onClick: () => viewer.fit() });
+    button(actions, { key: 'fit', text: 'Fit', onClick: () => { viewer.fit(); if (lastHeader) fittedSize = diagonal(lastHeader.bounds); } });
     const exportChannel = new Channel('/api/lsystem/export');
     for (const format of ['glb', 'obj', 'png']) {
       button(actions, {
@@ -102,8 +103,10 @@ export default {
       if (overrides.iterations !== undefined) p.iterations = overrides.iterations;
       if (overrides.angle !== undefined) p.angle = overrides.angle;
       if (overrides.seed !== undefined) p.seed = overrides.seed;
-      const names = Object.keys(defineOverrides);
-      if (names.length) p.defines = { ...defineOverrides };
+      // Only the constants the text still defines (an override of a removed #define is a 400).
+      const defined = new Set([...p.text.matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)/gm)].map((m) => m[1]));
+      const kept = Object.entries(defineOverrides).filter(([name]) => defined.has(name));
+      if (kept.length) p.defines = Object.fromEntries(kept);
       return p;
     }
 
@@ -142,7 +145,11 @@ export default {
       }
       stats.classList.remove('stale');
       pendingRender = { requestedAt, receivedAt, header };
-      viewer.setContent(objects, { fit: fitNext });
+      // Keep the camera through small edits; refit when the model's size changed a lot.
+      const size = diagonal(header.bounds);
+      const refit = fitNext || !(size > fittedSize / 3 && size < fittedSize * 3);
+      if (refit) fittedSize = size;
+      viewer.setContent(objects, { fit: refit });
       fitNext = false;
       lastHeader = header;
       syncControls(header);
@@ -150,6 +157,8 @@ export default {
     }
 
     const rgb = ([r, g, b]) => (r << 16) | (g << 8) | b;
+    const diagonal = ([x0, y0, z0, x1, y1, z1]) => Math.hypot(x1 - x0, y1 - y0, z1 - z0);
+    let fittedSize = 0;
 
     let pendingRender = null;
     viewer.onRendered = (version) => {
@@ -196,7 +205,7 @@ export default {
           }));
         }
       }
-      definesBox.hidden = names.length === 0;
+      definesBox.style.display = names.length === 0 ? 'none' : '';
       for (const { name, value } of file.defines) if (!(name in defineOverrides)) defineSliders.get(name)?.set(value);
     }
 
