@@ -267,14 +267,25 @@ Frame geometryFrame(const Model& model, const Params& params, Job& job) {
   const bool one_color = std::all_of(g.segments.begin(), g.segments.end(),
                                      [&](const Segment& s) { return (s.color & 15) == (g.segments[0].color & 15); });
   auto padded = [](size_t bytes) { return (bytes + 7) & ~size_t{7}; };
-  frame.reserve(padded(n * 12) + (one_color ? 0 : padded(n * 6)) + padded(vertices * 6) + padded(vertices * 3) +
-                padded(vertices * 12));
+  // A flat model (z = 0 everywhere: the 2D turtle models) sends x, y only: a third fewer bytes.
+  const int components = !bounds.empty() && bounds.min.z == 0.0f && bounds.max.z == 0.0f ? 2 : 3;
+  frame.header["segment_position_components"] = components;
+  frame.reserve(padded(n * 4 * components) + (one_color ? 0 : padded(n * 6)) + padded(vertices * 6) +
+                padded(vertices * 3) + padded(vertices * 12));
   // Written straight into the frame's body, in parallel.
-  uint16_t* positions = frame.allocate<uint16_t>("segment_positions", n * 6);
+  uint16_t* positions = frame.allocate<uint16_t>("segment_positions", n * 2 * components);
   forRanges(n, threads, [&](size_t begin, size_t end) {
+    uint16_t xyz[6];
     for (size_t i = begin; i < end; ++i) {
-      quantize.put(g.segments[i].start, positions + 6 * i);
-      quantize.put(g.segments[i].end, positions + 6 * i + 3);
+      uint16_t* out = positions + 2 * components * i;
+      if (components == 3) {
+        quantize.put(g.segments[i].start, out);
+        quantize.put(g.segments[i].end, out + 3);
+        continue;
+      }
+      quantize.put(g.segments[i].start, xyz);
+      quantize.put(g.segments[i].end, xyz + 3);
+      out[0] = xyz[0], out[1] = xyz[1], out[2] = xyz[3], out[3] = xyz[4];
     }
   });
   if (n > 0 && one_color) {

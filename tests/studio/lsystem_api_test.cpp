@@ -97,7 +97,16 @@ void expectFrameMatches(const DecodedFrame& frame, const Geometry& g) {
     }
     return true;
   };
-  const auto positions = frame.as<uint16_t>("segment_positions");
+  // x, y only when the model is flat in z (then every z is 0); else x, y, z.
+  const bool flat = b.min.z == 0.0f && b.max.z == 0.0f && !g.segments.empty();
+  ASSERT_EQ(h["segment_position_components"], flat ? 2 : 3);
+  std::vector<uint16_t> positions = frame.as<uint16_t>("segment_positions");
+  if (flat) {
+    ASSERT_EQ(positions.size(), g.segments.size() * 4);
+    std::vector<uint16_t> xyz;
+    for (size_t v = 0; v < positions.size(); v += 2) xyz.insert(xyz.end(), {positions[v], positions[v + 1], 0});
+    positions = xyz;
+  }
   ASSERT_EQ(positions.size(), g.segments.size() * 6);
   // One colour for all: in the header; else per vertex (2 per segment).
   const bool one_color = h.contains("segment_color");

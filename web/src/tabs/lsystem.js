@@ -13,7 +13,7 @@
 import { Channel, getJson, getText, isSuperseded } from '../api.js';
 import { createEditor } from '../editor.js';
 import { button, el, executionControls, formatCount, formatMs, select, setOptions, slider } from '../ui.js';
-import { Viewer, lineSegments, triangleMesh } from '../viewer.js';
+import { THREE, Viewer, lineSegments, triangleMesh } from '../viewer.js';
 
 const DEFAULT_EXAMPLE = 'examples/lsystems/plant-1.24b.l';
 
@@ -24,6 +24,25 @@ function defineRange(value) {
   const lo = value > 0 ? 0 : -span, hi = value > 0 ? span : 0;
   const step = Math.pow(10, Math.floor(Math.log10(span)) - 2);
   return { min: lo, max: hi, step };
+}
+
+/**
+ * lineSegments (viewer.js) for a model flat in z, whose positions hold x, y
+ * only (u16 normalized into the bounds): WebGL reads the missing z as 0. The
+ * bounding box is given, as three.js would read z from the next vertex.
+ */
+function flatLineSegments({ positions, colors, bounds, color }) {
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute('position', new THREE.BufferAttribute(positions, 2, true));
+  if (colors) geometry.setAttribute('color', new THREE.BufferAttribute(colors, 3, true));
+  geometry.boundingBox = new THREE.Box3(new THREE.Vector3(0, 0, 0), new THREE.Vector3(1, 1, 0));
+  geometry.boundingSphere = new THREE.Sphere(new THREE.Vector3(0.5, 0.5, 0), Math.SQRT1_2);
+  const material = new THREE.LineBasicMaterial({ color: colors ? 0xffffff : color, vertexColors: !!colors });
+  const lines = new THREE.LineSegments(geometry, material);
+  const [x0, y0, z0, x1, y1] = bounds;
+  lines.scale.set(Math.max(x1 - x0, 1e-30), Math.max(y1 - y0, 1e-30), 1);
+  lines.position.set(x0, y0, z0);
+  return lines;
 }
 
 export default {
@@ -133,10 +152,11 @@ export default {
     function show({ header, buffers }, requestedAt, receivedAt) {
       const objects = [];
       if (header.segments > 0) {
-        objects.push(lineSegments({
+        const options = {
           positions: buffers.segment_positions, colors: buffers.segment_colors, bounds: header.bounds,
           color: header.segment_color ? rgb(header.segment_color) : undefined,
-        }));
+        };
+        objects.push(header.segment_position_components === 2 ? flatLineSegments(options) : lineSegments(options));
       }
       if (header.polygon_triangles > 0) {
         objects.push(triangleMesh({
