@@ -378,11 +378,12 @@ WriteOptions exportOptions(const Params& params, const Job& job) {
   return options;
 }
 
-/// A file name from the request's "name" (letters, digits, - and _ kept).
+/// A file name from the request's "name" (letters, digits, '-', '_' and
+/// inner dots kept: no path, no hidden file, nothing to quote).
 std::string exportName(const Params& params, const char* extension) {
   std::string name;
   for (char c : params.string("name", "lsystem", 200))
-    if (detail::isIdentChar(c) || c == '-') name.push_back(c);
+    if (detail::isIdentChar(c) || c == '-' || (c == '.' && !name.empty())) name.push_back(c);
   if (name.empty()) name = "lsystem";
   return name.substr(0, 64) + "." + extension;
 }

@@ -167,6 +167,9 @@ test('the L-system tab edits, shows errors in place, slides and redraws', async 
     await afterRender(page, () => page.getByTestId('example').selectOption('examples/lsystems/plant-1.24f.l'), { iterations: 5 });
     await page.waitForFunction(() => document.querySelector('[data-testid="error"]').textContent === '');
     await screenshot(page, 'tab-lsystem');
+    // A download: the model as GLB, named after the example.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-glb').click()]);
+    assert.equal(download.suggestedFilename(), 'plant-1.24f.glb');
     // Chromium logs every 4xx as a console error: the parse and budget errors
     // above are expected 422s; nothing else may show up.
     assert.deepEqual(problems.filter((p) => !/status of 422 \(Unprocessable Entity\)/.test(p)), []);

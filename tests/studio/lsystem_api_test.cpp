@@ -333,6 +333,13 @@ TEST(StudioLsystem, ExportsAreByteIdenticalToTheLibrarysEncoders) {
     EXPECT_EQ(reply.content_type.rfind(c.content_type, 0), 0u) << reply.content_type;
     EXPECT_EQ(reply.headers["Content-Disposition"], std::string("attachment; filename=\"myplant.") + c.format + "\"");
   }
+  // Names keep inner dots, lose path separators, quotes and leading dots.
+  for (const auto& [name, file] : std::vector<std::pair<std::string, std::string>>{
+           {"plant-1.24f", "plant-1.24f.png"}, {"../../etc/x\"y", "etcxy.png"}, {"", "lsystem.png"}}) {
+    HttpReply reply = server.post("/api/lsystem/export", request(kKoch, {{"format", "png"}, {"name", name}, {"width", 16}, {"height", 16}}));
+    ASSERT_EQ(reply.status, 200);
+    EXPECT_EQ(reply.headers["Content-Disposition"], "attachment; filename=\"" + file + "\"");
+  }
 }
 
 }  // namespace
