@@ -163,7 +163,6 @@ export default {
           positions: buffers.polygon_positions, indices: buffers.polygon_indices, colors: buffers.polygon_colors, bounds: header.bounds,
         }));
       }
-      stats.classList.remove('stale');
       pendingRender = { requestedAt, receivedAt, header };
       // Keep the camera through small edits; refit when the model's size changed a lot.
       const size = diagonal(header.bounds);
@@ -237,7 +236,6 @@ export default {
       }
       const where = error.line ? `line ${error.line}:${error.column}: ` : '';
       errorBox.textContent = `${error.kind ?? 'error'}: ${where}${error.message}`;
-      if (lastHeader) stats.classList.add('stale');
     }
 
     async function loadExample(path) {
