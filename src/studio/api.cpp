@@ -178,11 +178,23 @@ std::vector<double> Params::numbers(std::string_view key, size_t max_size) const
 
 void Frame::addBuffer(std::string name, std::string_view dtype, const void* data, size_t bytes, size_t count) {
   size_t offset = body_.size();
-  body_.append(static_cast<const char*>(data), bytes);
+  const char* bytes_in = static_cast<const char*>(data);
+  body_.insert(body_.end(), bytes_in, bytes_in + bytes);
   body_.resize((body_.size() + 7) & ~size_t{7}, '\0');
   if (!header.contains("buffers")) header["buffers"] = json::array();
   header["buffers"].push_back(
       {{"name", std::move(name)}, {"dtype", dtype}, {"count", count}, {"offset", offset}, {"bytes", bytes}});
+}
+
+void* Frame::allocateBuffer(std::string name, std::string_view dtype, size_t bytes, size_t count) {
+  size_t offset = body_.size();
+  size_t end = (offset + bytes + 7) & ~size_t{7};
+  body_.resize(end);  // unset: the caller writes the buffer
+  std::fill(body_.begin() + static_cast<ptrdiff_t>(offset + bytes), body_.end(), '\0');  // the padding
+  if (!header.contains("buffers")) header["buffers"] = json::array();
+  header["buffers"].push_back(
+      {{"name", std::move(name)}, {"dtype", dtype}, {"count", count}, {"offset", offset}, {"bytes", bytes}});
+  return body_.data() + offset;
 }
 
 std::string Frame::encode() const {
@@ -197,7 +209,7 @@ std::string Frame::encode() const {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(body_bytes >> (8 * i)));
   out.append(head);
   out.resize(padded, '\0');
-  out.append(body_);
+  out.append(body_.data(), body_.size());
   return out;
 }
 

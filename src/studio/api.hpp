@@ -23,6 +23,7 @@
 
 #include "procgen/backend.hpp"
 #include "procgen/error.hpp"
+#include "procgen/memory.hpp"
 #include "procgen/studio.hpp"
 
 namespace procgen::studio {
@@ -100,6 +101,16 @@ class Frame {
   void add(std::string name, const Vector& values) {
     add(std::move(name), values.data(), values.size());
   }
+  /// Adds a buffer of `count` elements and returns where to write them, in
+  /// the frame's body (no copy of a big buffer); the pointer is valid until
+  /// the next buffer is added, or until the body outgrows reserve().
+  template <typename T>
+  T* allocate(std::string name, size_t count) {
+    return static_cast<T*>(allocateBuffer(std::move(name), dtypeOf<T>(), count * sizeof(T), count));
+  }
+  void* allocateBuffer(std::string name, std::string_view dtype, size_t bytes, size_t count);
+  /// Room for `bytes` of buffers (each padded to 8), so allocate() does not move the body.
+  void reserve(size_t bytes) { body_.reserve(bytes); }
   std::string encode() const;
   size_t bodyBytes() const { return body_.size(); }
 
@@ -115,7 +126,9 @@ class Frame {
     else if constexpr (std::is_same_v<T, uint64_t>) return "u64";
     else static_assert(sizeof(T) == 0, "unsupported dtype");
   }
-  std::string body_;
+  /// Large-array memory (procgen/memory.hpp): a big frame reuses the pages an
+  /// earlier one faulted in, and allocate() leaves its buffer unset for the caller.
+  OverwriteVector<char> body_;
 };
 
 /// One running computation. Handlers call check() between stages (and from

@@ -1,8 +1,412 @@
-// The studio's lsystem endpoints (issue 20). PLACEHOLDER: being written.
+// The studio's L-system endpoints (issue 20 point 2): the page's editor posts
+// the .l text on every edit and gets the geometry back as a binary frame.
+//
+//   POST /api/lsystem/geometry  → Frame: counts, bounds, per-stage timings, the
+//        file's defaults and #define constants in the header; segments as u16
+//        positions normalized into the bounds (2 vertices each), per-vertex
+//        sRGB colours, fan-triangulated polygons.
+//   POST /api/lsystem/export    → the geometry as glb, obj, ply, svg or png
+//        (the library's writers into memory: encodeGeometry).
+//
+// Paper: Lipp, Wonka, Wimmer, "Parallel Generation of Multiple L-Systems" —
+// interactive editing of large L-systems; derive() and interpret() are the
+// library's (include/procgen/lsystem.hpp), this file only adapts them to the
+// wire. The derivation's progress callback checks the job, so a newer edit
+// cancels a stale derivation between steps; the memory budget of the job goes
+// to both stages, so an oversized derivation is refused before allocating.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lsystem/lexer.hpp"
+#include "lsystem/lsystem_data.hpp"
+#include "procgen/io.hpp"
+#include "procgen/lsystem.hpp"
 #include "studio/api.hpp"
 
 namespace procgen::studio {
 
-void registerLsystemEndpoints(Api& api) { (void)api; }
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxTextBytes = size_t{1} << 20;
+constexpr size_t kMaxDefines = 256;
+constexpr int64_t kMaxIterations = 1000;  // the memory budget bounds the work long before this
+
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+/// The shortest text that reads back as the float `value`.
+std::string floatText(float value) {
+  char text[32];
+  auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, ec == std::errc() ? end : text);
+}
+
+/// Replaces the value of every `#define NAME value` named in `overrides`,
+/// keeping every other byte's line and column: the old value's bytes become
+/// spaces (newlines stay), the new value is written where the old one began.
+/// So a parse error anywhere else still points at the user's text. Throws
+/// BadRequest for a name the text does not define, ParseError when the text
+/// cannot even be split into lines (an unterminated comment).
+std::string withDefines(std::string_view text, const std::map<std::string, float>& overrides) {
+  std::string out(text);
+  if (overrides.empty()) return out;
+  detail::SourceText source(text, "model.l");
+  std::vector<size_t> line_starts{0};
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') line_starts.push_back(i + 1);
+  auto offsetOf = [&](int line, int column) { return line_starts.at(static_cast<size_t>(line - 1)) + static_cast<size_t>(column - 1); };
+
+  struct Patch {
+    size_t begin, end;
+    std::string value;
+  };
+  std::vector<Patch> patches;
+  std::map<std::string, bool> found;
+  for (const detail::LogicalLine& line : detail::splitLogicalLines(source)) {
+    const std::string& t = line.text;
+    size_t p = 0;
+    while (p < t.size() && detail::isSpace(t[p])) ++p;
+    if (p >= t.size() || t[p] != '#') continue;
+    ++p;
+    while (p < t.size() && detail::isSpace(t[p])) ++p;
+    if (t.compare(p, 6, "define") != 0) continue;
+    p += 6;
+    while (p < t.size() && detail::isSpace(t[p])) ++p;
+    size_t name_end = p;
+    while (name_end < t.size() && detail::isIdentChar(t[name_end])) ++name_end;
+    auto it = overrides.find(t.substr(p, name_end - p));
+    if (it == overrides.end()) continue;
+    size_t value_begin = name_end;
+    while (value_begin < t.size() && detail::isSpace(t[value_begin])) ++value_begin;
+    size_t value_end = t.size();
+    while (value_end > value_begin && detail::isSpace(t[value_end - 1])) --value_end;
+    if (value_begin >= value_end) continue;  // no value: the parser reports it
+    size_t begin = offsetOf(line.line[value_begin], line.column[value_begin]);
+    size_t end = offsetOf(line.line[value_end - 1], line.column[value_end - 1]) + 1;
+    patches.push_back({begin, end, floatText(it->second)});
+    found[it->first] = true;
+  }
+  for (const auto& [name, value] : overrides)
+    if (!found.count(name)) throw BadRequest("'defines': the model has no #define " + printableText(name, 60));
+  // Back to front, so earlier offsets stay valid.
+  std::sort(patches.begin(), patches.end(), [](const Patch& a, const Patch& b) { return a.begin > b.begin; });
+  for (const Patch& patch : patches) {
+    std::string blank = out.substr(patch.begin, patch.end - patch.begin);
+    for (char& c : blank)
+      if (c != '\n') c = ' ';
+    size_t first_line = std::min(blank.find('\n'), blank.size());
+    std::string replacement = patch.value + blank.substr(std::min(patch.value.size(), first_line));
+    out.replace(patch.begin, patch.end - patch.begin, replacement);
+  }
+  return out;
+}
+
+/// The request's {NAME: number} overrides of #define constants.
+std::map<std::string, float> defineOverrides(const Params& params) {
+  std::map<std::string, float> out;
+  Params defines = params.object("defines");
+  if (defines.raw().size() > kMaxDefines)
+    throw BadRequest("'defines' has " + std::to_string(defines.raw().size()) + " entries; at most " +
+                     std::to_string(kMaxDefines) + " are accepted");
+  for (const auto& [name, value] : defines.raw().items()) {
+    bool identifier = !name.empty() && name.size() <= 64 && detail::isIdentStart(name[0]) &&
+                      std::all_of(name.begin(), name.end(), [](char c) { return detail::isIdentChar(c); });
+    if (!identifier) throw BadRequest("'defines': '" + printableText(name, 60) + "' is not a #define name");
+    out[name] = static_cast<float>(defines.number(name, 0, -3.4e38, 3.4e38));
+  }
+  return out;
+}
+
+/// A model compiled, derived and interpreted as the request asks, with the
+/// time each stage took.
+struct Model {
+  LSystem lsystem{nullptr};
+  float angle = 0;  ///< the turtle's default turn used (the request's, else the file's)
+  DeriveStats stats;
+  Geometry geometry;
+  uint64_t seed = 1;
+  double parse_ms = 0, derive_ms = 0, interpret_ms = 0;
+};
+
+Model buildModel(const Params& params, Job& job) {
+  if (!params.has("text")) throw BadRequest("'text' (the .l source) is required");
+  const std::string text = params.string("text", "", kMaxTextBytes);
+  // Absent fields keep the file's values (the fallbacks below are outside the ranges).
+  const int64_t iterations = params.integer("iterations", -1, 0, kMaxIterations);
+  const double angle = params.number("angle", std::nan(""), -3600, 3600);
+  const bool has_seed = params.has("seed");
+  const uint64_t seed = params.seed("seed", 1);
+  const std::map<std::string, float> defines = defineOverrides(params);
+  const Execution execution = job.execution(params);
+
+  Model model;
+  auto t0 = Clock::now();
+  model.lsystem = LSystem::fromText(withDefines(detail::withoutBom(text), defines), "model.l");
+  model.parse_ms = msSince(t0);
+  job.check();
+
+  DeriveOptions derive_options;
+  if (iterations >= 0) derive_options.iterations = static_cast<int>(iterations);
+  model.seed = has_seed ? seed : model.lsystem.seed().value_or(1);
+  derive_options.seed = model.seed;
+  derive_options.memory_budget_bytes = job.memoryBudget();
+  derive_options.execution = execution;
+  derive_options.progress = [&job](int, int, uint64_t) { job.check(); };
+  t0 = Clock::now();
+  ModuleString string = derive(model.lsystem, derive_options, &model.stats);
+  model.derive_ms = msSince(t0);
+  job.check();
+
+  InterpretOptions interpret_options;
+  interpret_options.view = model.lsystem.view();
+  if (!std::isnan(angle)) interpret_options.view.angle_deg = static_cast<float>(angle);
+  model.angle = interpret_options.view.angle_deg;
+  interpret_options.execution = execution;
+  interpret_options.seed = model.seed;
+  interpret_options.memory_budget_bytes = job.memoryBudget();
+  t0 = Clock::now();
+  model.geometry = interpret(model.lsystem, string, interpret_options);
+  model.interpret_ms = msSince(t0);
+  job.check();
+  return model;
+}
+
+/// The palette as 8-bit sRGB, for the 16 indices it has (indices wrap).
+struct Palette8 {
+  std::array<std::array<uint8_t, 3>, 16> rgb;
+  Palette8() {
+    for (int i = 0; i < 16; ++i) {
+      Vec3 c = paletteColor(i);
+      rgb[i] = {to8(c.x), to8(c.y), to8(c.z)};
+    }
+  }
+  static uint8_t to8(float v) { return static_cast<uint8_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); }
+  const std::array<uint8_t, 3>& operator[](int32_t index) const { return rgb[static_cast<size_t>(index & 15)]; }
+};
+
+/// Maps coordinates into [0, 65535] of the bounds on each axis (0 on a flat axis).
+struct Quantizer {
+  std::array<float, 3> min, scale;
+  explicit Quantizer(const Bounds& b) {
+    const float lo[3] = {b.min.x, b.min.y, b.min.z}, hi[3] = {b.max.x, b.max.y, b.max.z};
+    for (int k = 0; k < 3; ++k) {
+      min[k] = lo[k];
+      // In double: a float division would round 65535/extent on its own.
+      double extent = static_cast<double>(hi[k]) - lo[k];
+      scale[k] = extent > 0 ? static_cast<float>(65535.0 / extent) : 0.0f;
+    }
+  }
+  void put(const Vec3& v, uint16_t* out) const {
+    out[0] = one(v.x, 0), out[1] = one(v.y, 1), out[2] = one(v.z, 2);
+  }
+  uint16_t one(float x, int k) const {
+    float q = (x - min[k]) * scale[k] + 0.5f;
+    return static_cast<uint16_t>(std::clamp(q, 0.0f, 65535.0f));
+  }
+};
+
+json boundsJson(const Bounds& b) {
+  if (b.empty()) return json::array({0, 0, 0, 0, 0, 0});
+  return json::array({b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z});
+}
+
+/// Runs body(begin, end) over [0, n) cut into `threads` ranges, one per
+/// thread (the calling thread takes the first). The frame's encoding is
+/// plumbing, not a backend stage: plain threads, as many as the request's.
+template <typename Body>
+void forRanges(size_t n, int threads, Body&& body) {
+  const size_t parts = std::clamp<size_t>(static_cast<size_t>(std::max(threads, 1)), 1, n / 65536 + 1);
+  std::vector<std::thread> workers;
+  for (size_t t = 1; t < parts; ++t) workers.emplace_back([&body, n, parts, t] { body(n * t / parts, n * (t + 1) / parts); });
+  body(0, n / parts);
+  for (std::thread& w : workers) w.join();
+}
+
+/// Geometry::bounds() in parallel (one pass over segments, one over vertices).
+Bounds parallelBounds(const Geometry& g, int threads) {
+  std::mutex mutex;
+  Bounds total;
+  auto merge = [&](const Bounds& b) {
+    if (b.empty()) return;
+    std::lock_guard lock(mutex);
+    total.add(b.min);
+    total.add(b.max);
+  };
+  forRanges(g.segments.size(), threads, [&](size_t begin, size_t end) {
+    Bounds b;
+    for (size_t i = begin; i < end; ++i) b.add(g.segments[i].start), b.add(g.segments[i].end);
+    merge(b);
+  });
+  Bounds vertices;
+  for (const Vec3& v : g.polygon_vertices) vertices.add(v);
+  merge(vertices);
+  return total;
+}
+
+Frame geometryFrame(const Model& model, const Params& params, Job& job) {
+  const Geometry& g = model.geometry;
+  const int threads = job.execution(params).threads;
+  auto t0 = Clock::now();
+  const Bounds bounds = parallelBounds(g, threads);
+  const Quantizer quantize(bounds.empty() ? Bounds{} : bounds);
+  static const Palette8 palette;
+
+  Frame frame;
+  const size_t n = g.segments.size(), vertices = g.polygon_vertices.size();
+  size_t triangles = 0;
+  // One colour for every segment (most models): sent in the header, not per vertex.
+  const bool one_color = std::all_of(g.segments.begin(), g.segments.end(),
+                                     [&](const Segment& s) { return (s.color & 15) == (g.segments[0].color & 15); });
+  auto padded = [](size_t bytes) { return (bytes + 7) & ~size_t{7}; };
+  // A flat model (z = 0 everywhere: the 2D turtle models) sends x, y only: a third fewer bytes.
+  const int components = !bounds.empty() && bounds.min.z == 0.0f && bounds.max.z == 0.0f ? 2 : 3;
+  frame.header["segment_position_components"] = components;
+  frame.reserve(padded(n * 4 * components) + (one_color ? 0 : padded(n * 6)) + padded(vertices * 6) +
+                padded(vertices * 3) + padded(vertices * 12));
+  // Written straight into the frame's body, in parallel.
+  uint16_t* positions = frame.allocate<uint16_t>("segment_positions", n * 2 * components);
+  forRanges(n, threads, [&](size_t begin, size_t end) {
+    uint16_t xyz[6];
+    for (size_t i = begin; i < end; ++i) {
+      uint16_t* out = positions + 2 * components * i;
+      if (components == 3) {
+        quantize.put(g.segments[i].start, out);
+        quantize.put(g.segments[i].end, out + 3);
+        continue;
+      }
+      quantize.put(g.segments[i].start, xyz);
+      quantize.put(g.segments[i].end, xyz + 3);
+      out[0] = xyz[0], out[1] = xyz[1], out[2] = xyz[3], out[3] = xyz[4];
+    }
+  });
+  if (n > 0 && one_color) {
+    const auto& c = palette[g.segments[0].color];
+    frame.header["segment_color"] = {c[0], c[1], c[2]};
+  } else if (n > 0) {
+    uint8_t* colors = frame.allocate<uint8_t>("segment_colors", n * 6);
+    forRanges(n, threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        const auto& c = palette[g.segments[i].color];
+        std::copy(c.begin(), c.end(), colors + 6 * i);
+        std::copy(c.begin(), c.end(), colors + 6 * i + 3);
+      }
+    });
+  }
+  job.check();
+  if (g.polygonCount() > 0) {
+    std::vector<uint16_t> positions(g.polygon_vertices.size() * 3);
+    std::vector<uint8_t> colors(g.polygon_vertices.size() * 3);
+    std::vector<uint32_t> indices;
+    for (size_t v = 0; v < g.polygon_vertices.size(); ++v) quantize.put(g.polygon_vertices[v], &positions[3 * v]);
+    for (size_t p = 0; p < g.polygonCount(); ++p) {
+      const uint64_t first = g.polygon_offsets[p], end = g.polygon_offsets[p + 1];
+      const auto& c = palette[g.polygon_colors[p]];
+      for (uint64_t v = first; v < end; ++v) std::copy(c.begin(), c.end(), &colors[3 * v]);
+      // Fan triangulation, as the glTF writer does (exact for the convex polygons turtles draw).
+      for (uint64_t v = first + 1; v + 1 < end; ++v) {
+        indices.push_back(static_cast<uint32_t>(first));
+        indices.push_back(static_cast<uint32_t>(v));
+        indices.push_back(static_cast<uint32_t>(v + 1));
+      }
+    }
+    frame.add("polygon_positions", positions);
+    frame.add("polygon_colors", colors);
+    frame.add("polygon_indices", indices);
+    triangles = indices.size() / 3;
+  }
+  const double encode_ms = msSince(t0);
+
+  const LSystem& l = model.lsystem;
+  json defines = json::array();
+  const detail::LSystemData& data = l.data();
+  for (size_t i = 0; i < data.global_names.size(); ++i)
+    defines.push_back({{"name", data.global_names[i]}, {"value", data.globals[i]}});
+  json& h = frame.header;
+  h["modules"] = model.stats.modules;
+  h["modules_total"] = model.stats.modules_total;
+  h["iterations"] = model.stats.iterations;
+  h["step_modules"] = model.stats.step_modules;
+  h["threads"] = model.stats.threads;
+  h["segments"] = n;
+  h["polygons"] = g.polygonCount();
+  h["polygon_triangles"] = triangles;
+  h["bounds"] = boundsJson(bounds);
+  h["seed"] = std::to_string(model.seed);
+  h["angle"] = model.angle;
+  h["backend"] = std::string(backendName(job.execution(params).backend));
+  h["file"] = {{"derivation_length", l.derivationLength()},
+               {"angle", l.view().angle_deg},
+               {"seed", l.seed() ? json(std::to_string(*l.seed())) : json(nullptr)},
+               {"defines", defines}};
+  h["timings"] = {{"parse_ms", model.parse_ms},
+                  {"derive_ms", model.derive_ms},
+                  {"interpret_ms", model.interpret_ms},
+                  {"encode_ms", encode_ms}};
+  return frame;
+}
+
+struct ExportFormat {
+  GeometryFormat format;
+  const char* extension;
+  const char* content_type;
+};
+
+ExportFormat exportFormat(const std::string& name) {
+  if (name == "glb") return {GeometryFormat::kGlb, "glb", "model/gltf-binary"};
+  if (name == "obj") return {GeometryFormat::kObj, "obj", "text/plain; charset=utf-8"};
+  if (name == "ply") return {GeometryFormat::kPly, "ply", "application/octet-stream"};
+  if (name == "svg") return {GeometryFormat::kSvg, "svg", "image/svg+xml"};
+  return {GeometryFormat::kPng, "png", "image/png"};
+}
+
+/// The export's writer options: the PNG/SVG size and view, the job's budget.
+WriteOptions exportOptions(const Params& params, const Job& job) {
+  WriteOptions options;
+  options.width = static_cast<int>(params.integer("width", 1024, 16, 4096));
+  options.height = static_cast<int>(params.integer("height", 1024, 16, 4096));
+  options.projection = *parseProjection(params.choice("projection", "front", {"front", "side", "top", "iso"}));
+  options.memory_budget_bytes = job.memoryBudget();
+  return options;
+}
+
+/// A file name from the request's "name" (letters, digits, '-', '_' and
+/// inner dots kept: no path, no hidden file, nothing to quote).
+std::string exportName(const Params& params, const char* extension) {
+  std::string name;
+  for (char c : params.string("name", "lsystem", 200))
+    if (detail::isIdentChar(c) || c == '-' || (c == '.' && !name.empty())) name.push_back(c);
+  if (name.empty()) name = "lsystem";
+  return name.substr(0, 64) + "." + extension;
+}
+
+}  // namespace
+
+void registerLsystemEndpoints(Api& api) {
+  api.compute("/api/lsystem/geometry", "lsystem.geometry", [](const Request& request, Job& job) {
+    const double start_ms = job.elapsedMs();
+    Model model = buildModel(request.params, job);
+    Frame frame = geometryFrame(model, request.params, job);
+    frame.header["timings"]["total_ms"] = job.elapsedMs() - start_ms;
+    return Reply::ofFrame(frame);
+  });
+  api.compute("/api/lsystem/export", "lsystem.export", [](const Request& request, Job& job) {
+    const Params& params = request.params;
+    const ExportFormat format = exportFormat(params.choice("format", "glb", {"glb", "obj", "ply", "svg", "png"}));
+    const WriteOptions options = exportOptions(params, job);
+    Model model = buildModel(params, job);
+    std::vector<uint8_t> bytes = encodeGeometry(model.geometry, format.format, options);
+    return Reply::ofBytes(format.content_type, std::string(bytes.begin(), bytes.end()),
+                          exportName(params, format.extension));
+  });
+}
 
 }  // namespace procgen::studio

@@ -41,12 +41,15 @@ std::string contentTypeOf(std::string_view path) {
   return "text/plain; charset=utf-8";
 }
 
-void send(httplib::Response& res, const Reply& reply) {
+/// By value: a handler's reply is moved in, and its body (tens of MB for a
+/// big model) moved on into the response rather than copied by set_content.
+void send(httplib::Response& res, Reply reply) {
   res.status = reply.status;
   res.set_header("Cache-Control", "no-store");
   if (!reply.filename.empty())
     res.set_header("Content-Disposition", "attachment; filename=\"" + reply.filename + "\"");
-  res.set_content(reply.body, reply.content_type.c_str());
+  res.set_content(std::string(), reply.content_type.c_str());
+  res.body = std::move(reply.body);
 }
 
 /// A streaming handler's view of httplib's chunk sink.

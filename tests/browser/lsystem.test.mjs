@@ -1,0 +1,224 @@
+// The L-system tab in a real browser (issue 20 points 2 and 7, and the
+// "Done when" latency point): load, pick an example, type a model and see the
+// module count and the canvas change, a syntax error at the right line with
+// the view kept, a slider, and the time from the last keystroke to the
+// redrawn view for the Hilbert 3D curve (6 steps, 262k segments) and the 2D
+// plant (7 steps, 2.1M segments), reported with report().
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { imageDifference, openStudio, report, screenshot, waitRendered } from './harness.mjs';
+
+const PANE = 'pane-lsystem';
+
+/** The stats box's module count. */
+async function moduleCount(page) {
+  const text = await page.getByTestId('stats').textContent();
+  const m = /modules\s+([\d,]+)/.exec(text);
+  return m ? Number(m[1].replaceAll(',', '')) : NaN;
+}
+
+async function canvasShot(page) {
+  return page.locator(`[data-testid="${PANE}"] .view canvas`).screenshot();
+}
+
+/** Replaces the editor's whole text (one transaction, like a paste). */
+async function setText(page, text) {
+  await page.evaluate(([id, t]) => document.querySelector(`[data-testid="${id}"]`).lsystemEditor.setText(t), [PANE, text]);
+}
+
+/**
+ * Selects `needle` (the first match after `after`) in the editor and focuses
+ * it; `skip` leaves out the needle's first characters.
+ */
+async function selectInEditor(page, needle, after = '', skip = 0) {
+  await page.evaluate(([id, n, a, k]) => {
+    const { view } = document.querySelector(`[data-testid="${id}"]`).lsystemEditor;
+    const doc = view.state.doc.toString();
+    const from = doc.indexOf(n, a ? doc.indexOf(a) : 0);
+    if (from < 0) throw new Error('not in the editor: ' + n);
+    view.focus();
+    view.dispatch({ selection: { anchor: from + k, head: from + n.length } });
+  }, [PANE, needle, after, skip]);
+}
+
+/**
+ * Records every drawn model in the page: window.__lsystem.last is the newest
+ * 'lsystem-rendered' event's detail, lastKey the newest keydown (both
+ * performance.now()). When a keystroke is being measured, the first render
+ * of a request sent after it also waits for the GPU to finish (a 1-pixel
+ * readPixels) and records that as pixelsAt: the view's data-rendered change
+ * only says the draw was submitted, SwiftShader draws afterwards.
+ */
+async function installProbe(page) {
+  await page.evaluate((id) => {
+    const pane = document.querySelector(`[data-testid="${id}"]`);
+    window.__lsystem = { last: null, lastKey: 0, measuring: false, result: null };
+    document.addEventListener('keydown', () => { window.__lsystem.lastKey = performance.now(); }, true);
+    pane.addEventListener('lsystem-rendered', (e) => {
+      const probe = window.__lsystem;
+      probe.last = e.detail;
+      if (!probe.measuring || probe.result || e.detail.requestedAt < probe.lastKey) return;
+      const gl = pane.lsystemViewer.renderer.getContext();
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+      probe.result = { ...e.detail, pixelsAt: performance.now(), lastKey: probe.lastKey };
+    });
+  }, PANE);
+}
+
+/**
+ * Runs `action` and waits until a model requested after it, whose header has
+ * the fields of `expect` (compared as JSON), is drawn; returns that header.
+ * (A render of an earlier edit may still arrive after the action: `expect`
+ * tells them apart.)
+ */
+async function afterRender(page, action, expect = {}, timeout = 30000) {
+  const mark = await page.evaluate(() => performance.now());
+  await action();
+  await page.waitForFunction(([m, fields]) => {
+    const last = window.__lsystem.last;
+    if (!last || last.requestedAt < m) return false;
+    return Object.entries(fields).every(([k, v]) => JSON.stringify(last.header[k]) === JSON.stringify(v));
+  }, [mark, expect], { timeout });
+  return page.evaluate(() => window.__lsystem.last.header);
+}
+
+/**
+ * Types `keys` (replacing the selection) and measures, in the page, from the
+ * last keystroke's keydown to the drawing of a model requested after it.
+ */
+async function typeAndMeasure(page, keys) {
+  await page.evaluate(() => Object.assign(window.__lsystem, { measuring: true, result: null }));
+  await page.keyboard.type(keys);
+  await page.waitForFunction(() => window.__lsystem.result !== null, null, { timeout: 60000 });
+  return page.evaluate(() => {
+    const r = window.__lsystem.result;
+    window.__lsystem.measuring = false;
+    return {
+      latency: r.renderedAt - r.lastKey, pixels: r.pixelsAt - r.lastKey, requestToScreen: r.renderedAt - r.requestedAt,
+      roundTrip: r.receivedAt - r.requestedAt, header: r.header,
+    };
+  });
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const round = (x) => Math.round(x * 10) / 10;
+
+test('the L-system tab edits, shows errors in place, slides and redraws', async () => {
+  const studio = await openStudio('lsystem');
+  const { page, problems } = studio;
+  try {
+    // Loads the default example and draws it.
+    await waitRendered(page, PANE, 0);
+    await installProbe(page);
+    assert.ok(await moduleCount(page) > 0);
+
+    // Pick an example from the list.
+    let header = await afterRender(page, () => page.getByTestId('example').selectOption('examples/lsystems/koch-curve.l'), { angle: 90 });
+    assert.equal(header.modules, await moduleCount(page));
+
+    // Type a model: the module count is the hand-derived one and the canvas changes.
+    const before = await canvasShot(page);
+    await setText(page, '');
+    await page.locator(`[data-testid="${PANE}"] .cm-content`).click();
+    await page.keyboard.type('angle increment: 90\nLsystem: 1\nderivation length: 3\nAxiom: F\nF --> F+F-F-F+F\nendlsystem\n');
+    // F → F+F-F-F+F: 5^3 F's and 4·(1+5+25) turns after 3 steps = 249 modules.
+    await page.waitForFunction(() => /modules\s+249\b/.test(document.querySelector('[data-testid="stats"]').textContent));
+    await page.waitForFunction(() => window.__lsystem.last?.header.modules === 249);
+    const typed = await canvasShot(page);
+    assert.ok(await imageDifference(page, before, typed) > 0.002, 'the canvas shows the typed model');
+
+    // A syntax error: shown at its line (5), the view kept.
+    // One keystroke (a "(" before the successor), so no other model is drawn on the way.
+    await selectInEditor(page, 'F --> ', '', 6);
+    await page.keyboard.type('(');
+    await page.waitForFunction(() => /parse/.test(document.querySelector('[data-testid="error"]').textContent));
+    assert.match(await page.getByTestId('error').textContent(), /line 5:/);
+    await page.locator(`[data-testid="${PANE}"] .cm-lintRange-error`).first().waitFor();
+    const afterError = await canvasShot(page);
+    assert.ok(await imageDifference(page, typed, afterError) < 0.002, 'the last good model stays on screen');
+    assert.equal(await moduleCount(page), 249);
+
+    // Fix it: the error goes away.
+    header = await afterRender(page, () => page.keyboard.press('Backspace'), { modules: 249 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="error"]').textContent === '');
+
+    // Move a slider (the angle): the view changes.
+    header = await afterRender(page, () => page.getByTestId('angle').fill('60'), { angle: 60, modules: 249 });
+    const slid = await canvasShot(page);
+    assert.ok(await imageDifference(page, typed, slid) > 0.002, 'the angle slider changes the view');
+
+    // A #define slider for a model with constants.
+    header = await afterRender(page, () => setText(page, '#define len 2\nLsystem: 1\nderivation length: 5\nAxiom: A\nA --> F(len)[+(30)A][-(30)A]\nendlsystem\n'), { segments: 31 });
+    assert.deepEqual(header.file.defines, [{ name: 'len', value: 2 }]);
+    await page.getByTestId('fit').click();
+    await page.waitForTimeout(300);  // the fitted view drawn (Fit redraws on the next animation frame)
+    const withDefine = await canvasShot(page);
+    header = await afterRender(page, () => page.getByTestId('define-len').fill('1.2'), { file: { ...header.file, defines: [{ name: 'len', value: 1.2000000476837158 }] } });
+    assert.ok(await imageDifference(page, withDefine, await canvasShot(page)) > 0.002, 'the #define slider changes the view');
+
+    // An oversized derivation: a budget error, the view kept. A → 4000 A's
+    // reaches 16 M modules in 2 steps; step 3 (6.4·10^10) is refused before allocating.
+    const kept = await canvasShot(page);
+    await setText(page, `Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> ${'A'.repeat(4000)}\nendlsystem\n`);
+    await page.waitForFunction(() => /budget/.test(document.querySelector('[data-testid="error"]').textContent), null, { timeout: 30000 });
+    assert.ok(await imageDifference(page, kept, await canvasShot(page)) < 0.002, 'the last good model stays on screen');
+
+    // Back to an example for the README's screenshot.
+    await afterRender(page, () => page.getByTestId('example').selectOption('examples/lsystems/plant-1.24f.l'), { iterations: 5 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="error"]').textContent === '');
+    await screenshot(page, 'tab-lsystem');
+    // A download: the model as GLB, named after the example.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-glb').click()]);
+    assert.equal(download.suggestedFilename(), 'plant-1.24f.glb');
+    // Chromium logs every 4xx as a console error: the parse and budget errors
+    // above are expected 422s; nothing else may show up.
+    assert.deepEqual(problems.filter((p) => !/status of 422 \(Unprocessable Entity\)/.test(p)), []);
+  } finally {
+    await studio.close();
+  }
+});
+
+test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the screen', async () => {
+  const studio = await openStudio('lsystem');
+  const { page, problems } = studio;
+  try {
+    await waitRendered(page, PANE, 0);
+    await installProbe(page);
+    const models = [
+      { name: 'hilbert3d', path: 'examples/lsystems/hilbert3d.l', segments: 262143, edits: ['89', '90', '91', '90', '88'] },
+      { name: 'plant-2d', path: 'examples/lsystems/plant-2d.l', segments: 2097152, edits: ['25', '20', '22.5', '30'] },
+    ];
+    for (const model of models) {
+      const header = await afterRender(page, () => page.getByTestId('example').selectOption(model.path), { segments: model.segments }, 60000);
+      assert.equal(header.segments, model.segments);
+      const samples = [];
+      for (const edit of model.edits) {
+        const current = await page.evaluate((id) => {
+          const doc = document.querySelector(`[data-testid="${id}"]`).lsystemEditor.getText();
+          return /angle increment:\s*([\d.]+)/.exec(doc)[1];
+        }, PANE);
+        await selectInEditor(page, current, 'angle increment:');
+        const m = await typeAndMeasure(page, edit);
+        assert.equal(m.header.segments, model.segments);
+        samples.push(m);
+        await page.waitForTimeout(300);  // let a stale job and the GPU finish: each edit measured on its own
+      }
+      const stat = (values) => ({ median: round(median(values)), max: round(Math.max(...values)) });
+      const stage = (key) => round(median(samples.map((s) => s.header.timings[key])));
+      const keyToRender = stat(samples.map((s) => s.latency));
+      const keyToPixels = stat(samples.map((s) => s.pixels));
+      report(`lsystem.latency.${model.name}.median`, keyToRender.median, 'ms');
+      report(`lsystem.latency.${model.name}.max`, keyToRender.max, 'ms');
+      report(`lsystem.latency.${model.name}.pixels.median`, keyToPixels.median, 'ms');
+      report(`lsystem.latency.${model.name}.pixels.max`, keyToPixels.max, 'ms');
+      report(`lsystem.latency.${model.name}.stages`, JSON.stringify({
+        parse: stage('parse_ms'), derive: stage('derive_ms'), interpret: stage('interpret_ms'), encode: stage('encode_ms'),
+        server: stage('total_ms'), round_trip: round(median(samples.map((s) => s.roundTrip))),
+        request_to_render: round(median(samples.map((s) => s.requestToScreen))),
+      }));
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await studio.close();
+  }
+});

@@ -1,0 +1,346 @@
+// The studio's L-system endpoints (src/studio/api_lsystem.cpp) over real HTTP:
+// the geometry frame against derive() + interpret() called directly (counts,
+// bounds, positions within one quantization step, palette colours, fan
+// triangles), #define overrides against the same edit made by hand, parse
+// errors at the user's line:col, budget errors, bad parameters, and exports
+// byte-identical to the library's encoders.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "procgen/io.hpp"
+#include "procgen/lsystem.hpp"
+#include "studio/studio_client.hpp"
+
+namespace procgen {
+namespace {
+
+using studio_test::DecodedFrame;
+using studio_test::decodeFrame;
+using studio_test::HttpReply;
+using studio_test::TestServer;
+using json = nlohmann::json;
+
+std::string readExample(const std::string& name) {
+  std::ifstream in(std::filesystem::path(PROCGEN_SOURCE_DIR) / "examples" / "lsystems" / name, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Koch curve, ABOP Fig. 1.9-style: F → F+F-F-F+F gives 5^n segments (hand-derived).
+const char* kKoch =
+    "angle increment: 90\n"
+    "Lsystem: 1\n"
+    "derivation length: 3\n"
+    "Axiom: F\n"
+    "F --> F+F-F-F+F\n"
+    "endlsystem\n";
+
+// Two #defines used by a parametric production; a leaf polygon in colour 2.
+const char* kParametric =
+    "#define len 2.5   // step\n"
+    "#define turn 30\n"
+    "Lsystem: 1\n"
+    "derivation length: 4\n"
+    "Axiom: A(1)\n"
+    "A(x) --> F(len*x)[+(turn)'(1)A(x*0.7)][-(turn)A(x*0.7)]'(2){.f(1).+(60)f(1).+(60)f(1).}\n"
+    "endlsystem\n";
+
+std::string request(const std::string& text, json extra = json::object()) {
+  extra["text"] = text;
+  if (!extra.contains("backend")) extra["backend"] = "serial";
+  return extra.dump();
+}
+
+/// What the endpoint should compute: the library called directly.
+Geometry directGeometry(const std::string& text, int iterations, uint64_t seed = 1, Backend backend = Backend::kSerial) {
+  LSystem l = LSystem::fromText(text, "model.l");
+  DeriveOptions d;
+  d.iterations = iterations;
+  d.seed = seed;
+  d.execution.backend = backend;
+  ModuleString s = derive(l, d);
+  InterpretOptions i;
+  i.view = l.view();
+  i.seed = seed;
+  i.execution.backend = backend;
+  return interpret(l, s, i);
+}
+
+/// Checks the frame's segments and polygons against `g` within one quantization step.
+void expectFrameMatches(const DecodedFrame& frame, const Geometry& g) {
+  const json& h = frame.header;
+  ASSERT_EQ(h["segments"].get<size_t>(), g.segments.size());
+  ASSERT_EQ(h["polygons"].get<size_t>(), g.polygonCount());
+  const Bounds b = g.bounds();
+  const std::vector<float> bounds = h["bounds"].get<std::vector<float>>();
+  ASSERT_EQ(bounds.size(), 6u);
+  EXPECT_EQ(bounds[0], b.min.x);
+  EXPECT_EQ(bounds[1], b.min.y);
+  EXPECT_EQ(bounds[2], b.min.z);
+  EXPECT_EQ(bounds[3], b.max.x);
+  EXPECT_EQ(bounds[4], b.max.y);
+  EXPECT_EQ(bounds[5], b.max.z);
+  const float lo[3] = {b.min.x, b.min.y, b.min.z}, hi[3] = {b.max.x, b.max.y, b.max.z};
+  auto dequantized = [&](uint16_t q, int k) { return lo[k] + (hi[k] - lo[k]) * (q / 65535.0); };
+  auto within = [&](const Vec3& v, const uint16_t* q) {
+    const float p[3] = {v.x, v.y, v.z};
+    for (int k = 0; k < 3; ++k) {
+      double step = (hi[k] - lo[k]) / 65535.0;
+      // Half a step from rounding, plus float rounding at the bounds' magnitude.
+      const double slack = 1e-6 * (1 + std::abs(lo[k]) + std::abs(hi[k]));
+      if (std::abs(dequantized(q[k], k) - p[k]) > 0.5 * step + slack) return false;
+    }
+    return true;
+  };
+  // x, y only when the model is flat in z (then every z is 0); else x, y, z.
+  const bool flat = b.min.z == 0.0f && b.max.z == 0.0f && !g.segments.empty();
+  ASSERT_EQ(h["segment_position_components"], flat ? 2 : 3);
+  std::vector<uint16_t> positions = frame.as<uint16_t>("segment_positions");
+  if (flat) {
+    ASSERT_EQ(positions.size(), g.segments.size() * 4);
+    std::vector<uint16_t> xyz;
+    for (size_t v = 0; v < positions.size(); v += 2) xyz.insert(xyz.end(), {positions[v], positions[v + 1], 0});
+    positions = xyz;
+  }
+  ASSERT_EQ(positions.size(), g.segments.size() * 6);
+  // One colour for all: in the header; else per vertex (2 per segment).
+  const bool one_color = h.contains("segment_color");
+  const auto colors = one_color ? std::vector<uint8_t>() : frame.as<uint8_t>("segment_colors");
+  if (!one_color) {
+    ASSERT_EQ(colors.size(), g.segments.size() * 6);
+  }
+  for (size_t i = 0; i < g.segments.size(); ++i) {
+    ASSERT_TRUE(within(g.segments[i].start, &positions[6 * i])) << "segment " << i << " start";
+    ASSERT_TRUE(within(g.segments[i].end, &positions[6 * i + 3]))
+        << "segment " << i << " end " << g.segments[i].end.x << " " << g.segments[i].end.y << " " << g.segments[i].end.z
+        << " q " << positions[6 * i + 3] << " " << positions[6 * i + 4] << " " << positions[6 * i + 5] << " bounds "
+        << h["bounds"];
+    const Vec3 c = paletteColor(g.segments[i].color);
+    for (int v = 0; v < 2; ++v) {
+      for (int k = 0; k < 3; ++k) {
+        const double got = one_color ? h["segment_color"][k].get<double>() : colors[6 * i + 3 * v + k];
+        ASSERT_NEAR(got, (k == 0 ? c.x : k == 1 ? c.y : c.z) * 255, 0.5) << "segment " << i;
+      }
+    }
+  }
+  if (g.polygonCount() == 0) return;
+  const auto vertices = frame.as<uint16_t>("polygon_positions");
+  const auto indices = frame.as<uint32_t>("polygon_indices");
+  ASSERT_EQ(vertices.size(), g.polygon_vertices.size() * 3);
+  for (size_t v = 0; v < g.polygon_vertices.size(); ++v) ASSERT_TRUE(within(g.polygon_vertices[v], &vertices[3 * v]));
+  // A fan per polygon: n − 2 triangles, each with the polygon's first vertex.
+  size_t t = 0;
+  for (size_t p = 0; p < g.polygonCount(); ++p) {
+    const uint64_t first = g.polygon_offsets[p], n = g.polygon_offsets[p + 1] - first;
+    for (uint64_t k = 1; k + 1 < n; ++k, ++t) {
+      ASSERT_LT(3 * t + 2, indices.size());
+      EXPECT_EQ(indices[3 * t], first);
+      EXPECT_EQ(indices[3 * t + 1], first + k);
+      EXPECT_EQ(indices[3 * t + 2], first + k + 1);
+    }
+  }
+  EXPECT_EQ(indices.size(), 3 * t);
+}
+
+TEST(StudioLsystem, KochFrameHoldsFivePowerNSegmentsMatchingTheLibrary) {
+  TestServer server;
+  HttpReply reply = server.post("/api/lsystem/geometry", request(kKoch, {{"iterations", 4}}));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.content_type, "application/octet-stream");
+  DecodedFrame frame = decodeFrame(reply.body);
+  const json& h = frame.header;
+  EXPECT_EQ(h["segments"], 625);  // 5^4
+  EXPECT_EQ(h["iterations"], 4);
+  EXPECT_EQ(h["angle"], 90);
+  // F+F-F-F+F: 9 modules per F, 5 of them F: 1 → 9 → 45+4·… Each step maps a
+  // string of f F's and o others to 9f + o modules with 5f F's.
+  uint64_t f = 1, other = 0;
+  std::vector<uint64_t> steps;
+  for (int i = 0; i < 4; ++i) {
+    other += 4 * f;
+    f *= 5;
+    steps.push_back(f + other);
+  }
+  EXPECT_EQ(h["modules"], steps.back());
+  EXPECT_EQ(h["step_modules"].get<std::vector<uint64_t>>(), steps);
+  EXPECT_EQ(h["file"]["derivation_length"], 3);
+  EXPECT_EQ(h["file"]["angle"], 90);
+  EXPECT_TRUE(h["file"]["seed"].is_null());
+  EXPECT_TRUE(h["file"]["defines"].empty());
+  for (const char* stage : {"parse_ms", "derive_ms", "interpret_ms", "encode_ms", "total_ms"})
+    EXPECT_GE(h["timings"][stage].get<double>(), 0.0) << stage;
+  EXPECT_EQ(frame.buffers.count("segment_colors"), 0u) << "one colour: in the header";
+  expectFrameMatches(frame, directGeometry(kKoch, 4));
+}
+
+TEST(StudioLsystem, ParametricFrameWithPolygonsMatchesTheLibraryOnEveryBackend) {
+  TestServer server;
+  const Geometry expected = directGeometry(kParametric, 4);
+  ASSERT_GT(expected.polygonCount(), 0u);
+  for (const char* backend : {"serial", "cpu"}) {
+    if (!backendAvailable(*parseBackend(backend))) continue;
+    HttpReply reply = server.post("/api/lsystem/geometry", request(kParametric, {{"backend", backend}}));
+    ASSERT_EQ(reply.status, 200) << reply.body;
+    DecodedFrame frame = decodeFrame(reply.body);
+    EXPECT_EQ(frame.header["backend"], backend);
+    EXPECT_EQ(frame.buffers.count("segment_colors"), 1u) << "two segment colours: per-vertex colours";
+    expectFrameMatches(frame, expected);
+    // The file's defines, with their values, for the page's sliders.
+    EXPECT_EQ(frame.header["file"]["defines"],
+              json::parse(R"([{"name": "len", "value": 2.5}, {"name": "turn", "value": 30}])"));
+  }
+}
+
+TEST(StudioLsystem, HilbertAtThePapersSizeMatchesTheLibrary) {
+  TestServer server;
+  const std::string text = readExample("hilbert3d.l");
+  HttpReply reply = server.post("/api/lsystem/geometry", request(text));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  DecodedFrame frame = decodeFrame(reply.body);
+  // 8^6 cells visited: 8^6 − 1 unit steps.
+  EXPECT_EQ(frame.header["segments"], 262143);
+  expectFrameMatches(frame, directGeometry(text, 6));
+}
+
+TEST(StudioLsystem, IterationsAngleAndSeedOverrideTheFile) {
+  TestServer server;
+  HttpReply reply = server.post("/api/lsystem/geometry", request(kKoch, {{"iterations", 2}, {"angle", 60}}));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(decodeFrame(reply.body).header["angle"], 60);
+  std::string by_hand = kKoch;
+  by_hand.replace(by_hand.find("90"), 2, "60");
+  expectFrameMatches(decodeFrame(reply.body), directGeometry(by_hand, 2));
+
+  const std::string stochastic = readExample("plant-stochastic.l");
+  HttpReply seeded = server.post("/api/lsystem/geometry", request(stochastic, {{"iterations", 4}, {"seed", 7}}));
+  ASSERT_EQ(seeded.status, 200) << seeded.body;
+  EXPECT_EQ(decodeFrame(seeded.body).header["seed"], "7");
+  expectFrameMatches(decodeFrame(seeded.body), directGeometry(stochastic, 4, 7));
+}
+
+TEST(StudioLsystem, DefineOverridesMatchEditingTheTextByHand) {
+  TestServer server;
+  HttpReply reply = server.post("/api/lsystem/geometry",
+                                request(kParametric, {{"defines", {{"len", 1.25}, {"turn", -45}}}}));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  std::string by_hand = kParametric;
+  by_hand.replace(by_hand.find("2.5"), 3, "1.25");
+  by_hand.replace(by_hand.find("30"), 2, "-45");
+  DecodedFrame frame = decodeFrame(reply.body);
+  expectFrameMatches(frame, directGeometry(by_hand, 4));
+  EXPECT_EQ(frame.header["file"]["defines"],
+            json::parse(R"([{"name": "len", "value": 1.25}, {"name": "turn", "value": -45}])"));
+}
+
+TEST(StudioLsystem, ParseErrorsPointAtTheUsersTextEvenWithDefineOverrides) {
+  TestServer server;
+  // Line 6, column 12: the unknown name 'y' (docs/lsystem-language.md's example kind).
+  std::string text = kParametric;
+  text.replace(text.find("F(len*x)"), 8, "F(len*y)");
+  const size_t line_start = text.find("A(x) -->");
+  const int column = static_cast<int>(text.find("y)", line_start) - line_start) + 1;
+  for (json defines : {json::object(), json{{"len", 123456.5}}, json{{"turn", 1}}}) {
+    HttpReply reply = server.post("/api/lsystem/geometry", request(text, {{"defines", defines}}));
+    ASSERT_EQ(reply.status, 422) << reply.body;
+    json error = reply.json()["error"];
+    EXPECT_EQ(error["kind"], "parse");
+    EXPECT_EQ(error["line"], 6) << defines;
+    EXPECT_EQ(error["column"], column) << defines;
+    EXPECT_NE(error["message"].get<std::string>().find("'y'"), std::string::npos);
+  }
+  // An error on the #define line itself, after a shorter override, keeps its line.
+  std::string bad_define = "#define a 18.95 +\n" + std::string(kKoch);
+  HttpReply reply = server.post("/api/lsystem/geometry", request(bad_define, {{"defines", {{"a", 1}}}}));
+  ASSERT_EQ(reply.status, 200) << "the override replaces the whole (bad) value: " << reply.body;
+  HttpReply plain = server.post("/api/lsystem/geometry", request(bad_define));
+  ASSERT_EQ(plain.status, 422);
+  EXPECT_EQ(plain.json()["error"]["line"], 1);
+  // A missing arrow target on line 5.
+  std::string broken = kKoch;
+  broken.replace(broken.find("F --> F+F"), 9, "F --> F+(");
+  HttpReply parse = server.post("/api/lsystem/geometry", request(broken));
+  ASSERT_EQ(parse.status, 422);
+  EXPECT_EQ(parse.json()["error"]["kind"], "parse");
+  EXPECT_EQ(parse.json()["error"]["line"], 5);
+}
+
+TEST(StudioLsystem, AnOversizedDerivationIsRefusedWithABudgetError) {
+  StudioOptions options = TestServer::quietOptions();
+  options.memory_budget = 64ull << 20;
+  TestServer server(options);
+  HttpReply reply = server.post("/api/lsystem/geometry", request(kKoch, {{"iterations", 30}}));
+  ASSERT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(reply.json()["error"]["kind"], "budget");
+  // The server still answers, with the model at a sane size.
+  EXPECT_EQ(server.post("/api/lsystem/geometry", request(kKoch)).status, 200);
+}
+
+TEST(StudioLsystem, BadParametersAre400s) {
+  TestServer server;
+  auto status = [&](const std::string& body) { return server.post("/api/lsystem/geometry", body).status; };
+  auto kind = [&](const std::string& body) { return server.post("/api/lsystem/geometry", body).json()["error"]["kind"]; };
+  EXPECT_EQ(status("{not json"), 400);
+  EXPECT_EQ(status("[1, 2]"), 400);
+  EXPECT_EQ(status("{}"), 400);  // no text
+  EXPECT_EQ(kind("{}"), "request");
+  EXPECT_EQ(status(R"({"text": 5})"), 400);
+  EXPECT_EQ(status(request(kKoch, {{"iterations", -1}})), 400);
+  EXPECT_EQ(status(request(kKoch, {{"iterations", 2.5}})), 400);
+  EXPECT_EQ(status(request(kKoch, {{"iterations", "many"}})), 400);
+  EXPECT_EQ(status(request(kKoch, {{"angle", 1e9}})), 400);
+  EXPECT_EQ(status(request(kKoch, {{"seed", -3}})), 400);
+  EXPECT_EQ(status(request(kKoch, {{"backend", "gpu"}})), 400);
+  EXPECT_EQ(status(request(kKoch, {{"threads", 0}})), 400);
+  EXPECT_EQ(status(request(kKoch, {{"defines", {1, 2}}})), 400);
+  EXPECT_EQ(status(request(kParametric, {{"defines", {{"len", "long"}}}})), 400);
+  EXPECT_EQ(status(request(kParametric, {{"defines", {{"len", 1e39}}}})), 400);
+  EXPECT_EQ(status(request(kParametric, {{"defines", {{"nosuch", 1}}}})), 400);
+  EXPECT_EQ(status(request(kParametric, {{"defines", {{"a b", 1}}}})), 400);
+  EXPECT_EQ(status(request(std::string((1 << 20) + 1, ' '))), 400);  // over 1 MB of text
+  EXPECT_EQ(server.post("/api/lsystem/export", request(kKoch, {{"format", "dxf"}})).status, 400);
+  EXPECT_EQ(server.post("/api/lsystem/export", request(kKoch, {{"format", "png"}, {"width", 5}})).status, 400);
+  // Garbage text is a parse error, not a crash.
+  EXPECT_EQ(status(R"({"text": "\u0001\u00ff{}-->\n\n", "backend": "serial"})"), 422);
+  EXPECT_EQ(status("{\"text\": \"\xff\xfe\"}"), 400);  // not UTF-8: not JSON
+}
+
+TEST(StudioLsystem, ExportsAreByteIdenticalToTheLibrarysEncoders) {
+  TestServer server;
+  const Geometry g = directGeometry(kParametric, 4);
+  struct Case {
+    const char* format;
+    GeometryFormat encoder;
+    const char* content_type;
+  };
+  for (const Case& c : {Case{"glb", GeometryFormat::kGlb, "model/gltf-binary"},
+                        Case{"obj", GeometryFormat::kObj, "text/plain"},
+                        Case{"ply", GeometryFormat::kPly, "application/octet-stream"},
+                        Case{"svg", GeometryFormat::kSvg, "image/svg+xml"},
+                        Case{"png", GeometryFormat::kPng, "image/png"}}) {
+    HttpReply reply = server.post("/api/lsystem/export",
+                                  request(kParametric, {{"format", c.format}, {"name", "my plant"}, {"width", 320}, {"height", 200}}));
+    ASSERT_EQ(reply.status, 200) << c.format << ": " << reply.body;
+    WriteOptions options;
+    options.width = 320;
+    options.height = 200;
+    const std::vector<uint8_t> expected = encodeGeometry(g, c.encoder, options);
+    EXPECT_EQ(reply.body, std::string(expected.begin(), expected.end())) << c.format;
+    EXPECT_EQ(reply.content_type.rfind(c.content_type, 0), 0u) << reply.content_type;
+    EXPECT_EQ(reply.headers["Content-Disposition"], std::string("attachment; filename=\"myplant.") + c.format + "\"");
+  }
+  // Names keep inner dots, lose path separators, quotes and leading dots.
+  for (const auto& [name, file] : std::vector<std::pair<std::string, std::string>>{
+           {"plant-1.24f", "plant-1.24f.png"}, {"../../etc/x\"y", "etcxy.png"}, {"", "lsystem.png"}}) {
+    HttpReply reply = server.post("/api/lsystem/export", request(kKoch, {{"format", "png"}, {"name", name}, {"width", 16}, {"height", 16}}));
+    ASSERT_EQ(reply.status, 200);
+    EXPECT_EQ(reply.headers["Content-Disposition"], "attachment; filename=\"" + file + "\"");
+  }
+}
+
+}  // namespace
+}  // namespace procgen
