@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -129,6 +130,31 @@ class Frame {
   /// Large-array memory (procgen/memory.hpp): a big frame reuses the pages an
   /// earlier one faulted in, and allocate() leaves its buffer unset for the caller.
   OverwriteVector<char> body_;
+};
+
+/// Positions as u16 normalized into a box (half the bytes of f32; the page's
+/// viewer.js places them with the box): q = round((p − lo) / (hi − lo) · 65535)
+/// per axis, clamped, 0 on a flat axis. Every endpoint that sends positions
+/// uses it, so the page decodes one convention.
+class U16Quantizer {
+ public:
+  U16Quantizer(const std::array<double, 3>& lo, const std::array<double, 3>& hi) : lo_(lo) {
+    for (int a = 0; a < 3; ++a) {
+      const double extent = hi[a] - lo[a];
+      scale_[a] = extent > 0 ? 65535.0 / extent : 0.0;
+    }
+  }
+  uint16_t operator()(double x, int axis) const {
+    const double q = (x - lo_[axis]) * scale_[axis] + 0.5;
+    return static_cast<uint16_t>(q <= 0 ? 0.0 : q >= 65535.0 ? 65535.0 : q);
+  }
+  template <typename Vec>
+  void put(const Vec& v, uint16_t* out) const {
+    out[0] = (*this)(v.x, 0), out[1] = (*this)(v.y, 1), out[2] = (*this)(v.z, 2);
+  }
+
+ private:
+  std::array<double, 3> lo_, scale_;
 };
 
 /// One running computation. Handlers call check() between stages (and from

@@ -169,17 +169,11 @@ json addQuantizedPositions(Frame& frame, const TriangleMesh& mesh) {
     return nullptr;
   }
   const Bounds b = mesh.bounds();
-  const float lo[3] = {b.min.x, b.min.y, b.min.z}, hi[3] = {b.max.x, b.max.y, b.max.z};
+  const U16Quantizer quantize({b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z});
   std::vector<uint16_t> q(mesh.positions.size() * 3);
-  for (size_t i = 0; i < mesh.positions.size(); ++i) {
-    const float p[3] = {mesh.positions[i].x, mesh.positions[i].y, mesh.positions[i].z};
-    for (int a = 0; a < 3; ++a) {
-      const double extent = double(hi[a]) - double(lo[a]);
-      q[3 * i + size_t(a)] = extent > 0 ? uint16_t(std::lround((double(p[a]) - lo[a]) / extent * 65535.0)) : 0;
-    }
-  }
+  for (size_t i = 0; i < mesh.positions.size(); ++i) quantize.put(mesh.positions[i], &q[3 * i]);
   frame.add("positions", q);
-  return json::array({lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]});
+  return json::array({b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z});
 }
 
 /// A mesh into a frame: positions (u16, bounds in the header), normals (f32 × 3), indices (u32 × 3 per triangle).

@@ -160,12 +160,9 @@ Frame treeFrame(const StoredTree& stored, const TreeRequest& request, const Job&
   if (request.u16_positions) {
     requireMemory("point positions", checkedMul(points.count, 6).value_or(UINT64_MAX), job.memoryBudget());
     std::vector<uint16_t> q(3 * points.count);
-    for (int a = 0; a < 3; ++a) {
-      const double extent = bounds[3 + a] - bounds[a];
-      const double scale = extent > 0 ? 65535.0 / extent : 0.0;
-      for (uint64_t i = 0; i < points.count; ++i)
-        q[3 * i + a] = static_cast<uint16_t>(std::lround((points.coord(i, a) - bounds[a]) * scale));
-    }
+    const U16Quantizer quantize({bounds[0], bounds[1], bounds[2]}, {bounds[3], bounds[4], bounds[5]});
+    for (uint64_t i = 0; i < points.count; ++i)
+      for (int a = 0; a < 3; ++a) q[3 * i + a] = quantize(points.coord(i, a), a);
     frame.add("positions", q);
   } else {
     requireMemory("point positions", checkedMul(points.count, 12).value_or(UINT64_MAX), job.memoryBudget());
