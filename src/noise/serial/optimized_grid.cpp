@@ -16,12 +16,17 @@
 //  - lane mode otherwise: every SIMD lane evaluates its own point with the
 //    per-point arithmetic of perlin.h / value.h (bit for bit, up to the sign
 //    of zero), reading the cached hash prefixes and per-axis tables.
-// The fractal sum then folds the octave into the row exactly as fractal.h
-// does. No fused multiply-add (this file is built with -ffp-contract=off): the AVX-512,
-// AVX2 and baseline kernels give the same bits.
+// The fractal sum then folds the octave into the row as fractal.h does.
+// Multiply-adds are fused explicitly (fmadd) at the same operations on every
+// instruction set — one FMA instruction in the AVX-512 and AVX2 kernels, a
+// correctly rounded fmaf per lane in the baseline one — and nowhere else (this
+// file is built with -ffp-contract=off), so the three kernels give the same bits.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+
+// declares the x86 builtins of every instruction set (fmadd, lookup32)
+#include <immintrin.h>
 
 #include "noise/grid_optimized.hpp"
 
@@ -52,8 +57,17 @@ template <class T, class S>
 [[gnu::always_inline]] inline void store(S* p, const T& v) {
   std::memcpy(p, &v, sizeof v);
 }
+/// s on every lane. 16 lanes through the broadcast builtin: GCC 12 compiles
+/// a lane-by-lane fill (or s − 0, or 1·s) of a 16-lane vector in the flattened
+/// AVX-512 kernel into one masked broadcast per lane.
 template <class T>
 [[gnu::always_inline]] inline T splat(float s) {
+#if !defined(__clang__)
+  if constexpr (sizeof(T) == 64) {
+    typedef float F4 __attribute__((vector_size(16)));
+    return __builtin_ia32_broadcastss512(F4{s, 0.0f, 0.0f, 0.0f}, T{}, static_cast<unsigned short>(0xffff));
+  }
+#endif
   T v;
   for (unsigned i = 0; i < sizeof v / sizeof s; ++i) v[i] = s;
   return v;
@@ -72,6 +86,43 @@ template <class F, class I>
   return r;
 #else
   return __builtin_shuffle(v, idx);
+#endif
+}
+
+/// a·b + c rounded once, on every lane. One FMA instruction in the AVX-512 and
+/// AVX2 kernels (bestIsa picks them only on CPUs with FMA); the baseline kernel
+/// (4 lanes, any x86-64) calls fmaf per lane — emulated in software on a CPU
+/// without FMA, slow there but correctly rounded, so the bits are the same.
+/// The builtins, not the intrinsics: these helpers are inlined into the
+/// target("avx512f") / target("avx2") kernels, and an intrinsic may not be
+/// inlined into a function compiled without its target.
+template <class F>
+[[gnu::always_inline]] inline F fmadd(F a, F b, F c) {
+  constexpr int kLanes = sizeof(F) / sizeof(float);
+#if defined(__clang__)
+  return __builtin_elementwise_fma(a, b, c);
+#else
+  if constexpr (kLanes == 16) {
+    return __builtin_ia32_vfmaddps512_mask(a, b, c, static_cast<unsigned short>(0xffff), 4);
+  } else if constexpr (kLanes == 8) {
+    return __builtin_ia32_vfmaddps256(a, b, c);
+  } else {
+    F r;
+    for (int i = 0; i < kLanes; ++i) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+    return r;
+  }
+#endif
+}
+
+/// out[i] = (idx[i] & 16 ? hi : lo)[idx[i] & 15]: a 32-entry table lookup
+/// (AVX-512 vpermt2ps; 16 lanes only).
+template <class F, class I>
+[[gnu::always_inline]] inline F lookup32(F lo, I idx, F hi) {
+  static_assert(sizeof(F) == 64);
+#if defined(__clang__)
+  return (F)__builtin_ia32_vpermi2varps512((F)lo, idx, (F)hi);
+#else
+  return __builtin_ia32_vpermt2varps512_mask(idx, lo, hi, static_cast<unsigned short>(0xffff));
 #endif
 }
 
@@ -155,36 +206,83 @@ struct Kernel {
   static constexpr int kCorners = 1 << E;
   static constexpr int kPrefixCombos = 1 << (E - 1);  // bits of axes 0 .. E-2
 
-  /// Lane mode: the octave's noise at columns [i, i + W).
-  [[gnu::always_inline]] static F lanes(const OptimizedGrid::AxisTable& x, const uint32_t* prefix, size_t stride,
-                                        size_t i, const AxisPoint* mid, const AxisPoint& last, float scale) {
-    const F fx = load<F>(&x.f[i]);
+  /// Perlin 3D with 16 lanes (AVX-512): a corner's dot product
+  /// g·(f − corner) is computed as fma(tx, g_x, g_y·ty + g_z·tz) with tx the
+  /// point's x offset and ty, tz the row's (the same for all its points). g_x
+  /// and g_y·ty + g_z·tz depend on the corner's hash only through its three
+  /// sign bits and the zeroed axis (h >> 3) % 3: 32 cases. A row builds the
+  /// two 32-entry tables (g_x, and g_y·ty + g_z·tz per corner's y and z bits)
+  /// with perlinTerm itself on one stand-in hash per case, so they hold the
+  /// values the other kernels compute; a point then looks its corners up
+  /// (vpermt2ps) instead of comparing and selecting per axis. Case index:
+  /// the sign bits, plus the top two bits of m = (h >> 3)·(1/3 mod 2³²) times
+  /// 8 — for x < 2²⁹, x·(1/3 mod 2³²) lies in [0, 2²⁹/3], [0x55555556,
+  /// 0x60000000] or [0xAAAAAAAB, 0xB5555555] for x mod 3 = 0, 2, 1.
+  static constexpr bool kTables = W == 16 && E == 3 && kPerlin;
+  struct Perlin3Tables {
+    F gx[2];     // [case >> 4]
+    F yz[4][2];  // [corner's y and z bits][case >> 4]
+  };
+  static Perlin3Tables perlin3Tables(float fy, float fz) {
+    Perlin3Tables t;
+#pragma GCC unroll 2
+    for (int half = 0; half < 2; ++half) {
+      U stand_in;
+      for (int j = 0; j < W; ++j) {
+        const int k = half * W + j;
+        const uint32_t zero_axis = (k >> 3) == 1 ? 2u : (k >> 3) == 2 ? 1u : 0u;
+        stand_in[j] = static_cast<uint32_t>(k & 7) | zero_axis << 3;
+      }
+      t.gx[half] = perlinTerm<W, E>(stand_in, splat<F>(1.0f), 0);
+      F ty[2], tz[2];
+      for (int bit = 0; bit < 2; ++bit) {
+        ty[bit] = perlinTerm<W, E>(stand_in, splat<F>(fy - static_cast<float>(bit)), 1);
+        tz[bit] = perlinTerm<W, E>(stand_in, splat<F>(fz - static_cast<float>(bit)), 2);
+      }
+      for (int yz = 0; yz < 4; ++yz) t.yz[yz][half] = ty[yz & 1] + tz[yz >> 1];
+    }
+    return t;
+  }
+
+  /// Lane mode: the octave's noise at columns [i, i + W). Per corner: the
+  /// dot product as fma(tx, g_x, Σ_{d≥1} g_d·t_d), then the lerps as fma.
+  /// `tables`: perlin3Tables of the row when kTables (else unused).
+  [[gnu::always_inline]] static F lanes(const float* xf, const float* xu, const uint32_t* prefix, size_t stride,
+                                        size_t i, const AxisPoint* mid, const AxisPoint& last, float scale,
+                                        const Perlin3Tables* tables) {
+    const F fx = load<F>(xf + i);
     F vals[kCorners];
 #pragma GCC unroll 16
     for (int c = 0; c < kCorners; ++c) {
       const U hp = load<U>(prefix + static_cast<size_t>(c & (kPrefixCombos - 1)) * stride + i);
       const U h = vhash(hp ^ ((c >> (E - 1)) ? last.c1 : last.c0));
-      if constexpr (kPerlin) {
-        F dot = perlinTerm<W, E>(h, fx - static_cast<float>(c & 1), 0);
+      if constexpr (kTables) {
+        const U m = (h >> 3) * 0xAAAAAAABu;
+        const I cases = (I)(((m >> 27) & 0x18u) | (h & 7u));
+        vals[c] = fmadd(fx - static_cast<float>(c & 1), lookup32(tables->gx[0], cases, tables->gx[1]),
+                        lookup32(tables->yz[c >> 1][0], cases, tables->yz[c >> 1][1]));
+      } else if constexpr (kPerlin) {
+        F rest = {};
 #pragma GCC unroll 4
         for (int d = 1; d < E; ++d) {
           const float fd = d == E - 1 ? last.f : mid[d].f;
-          dot += perlinTerm<W, E>(h, splat<F>(fd - static_cast<float>((c >> d) & 1)), d);
+          const F term = perlinTerm<W, E>(h, splat<F>(fd - static_cast<float>((c >> d) & 1)), d);
+          rest = d == 1 ? term : rest + term;
         }
-        vals[c] = dot;
+        vals[c] = fmadd(fx - static_cast<float>(c & 1), perlinTerm<W, E>(h, splat<F>(1.0f), 0), rest);
       } else {
         vals[c] = hashToSigned<W>(h);
       }
     }
-    const F ux = load<F>(&x.u[i]);
+    const F ux = load<F>(xu + i);
 #pragma GCC unroll 8
-    for (int i2 = 0; i2 < kCorners / 2; ++i2) vals[i2] = vals[2 * i2] + ux * (vals[2 * i2 + 1] - vals[2 * i2]);
+    for (int i2 = 0; i2 < kCorners / 2; ++i2) vals[i2] = fmadd(ux, vals[2 * i2 + 1] - vals[2 * i2], vals[2 * i2]);
 #pragma GCC unroll 4
     for (int a = 1; a < E; ++a) {
-      const float ua = a == E - 1 ? last.u : mid[a].u;
+      const F ua = splat<F>(a == E - 1 ? last.u : mid[a].u);
       const int half = kCorners >> (a + 1);
 #pragma GCC unroll 8
-      for (int i2 = 0; i2 < half; ++i2) vals[i2] = vals[2 * i2] + ua * (vals[2 * i2 + 1] - vals[2 * i2]);
+      for (int i2 = 0; i2 < half; ++i2) vals[i2] = fmadd(ua, vals[2 * i2 + 1] - vals[2 * i2], vals[2 * i2]);
     }
     if constexpr (kPerlin) return vals[0] * scale;
     return vals[0];
@@ -219,9 +317,10 @@ struct Kernel {
   /// along x, then with the row's weights W_m of the other axes:
   ///   A = Σ W_m e(0,m)   B = Σ W_m g_x(0,m)
   ///   C = Σ W_m (e(1,m) − e(0,m) − g_x(1,m))   D = Σ W_m (g_x(1,m) − g_x(0,m)).
+  /// `weights` are the W_m times the noise's scale.
   [[gnu::always_inline]] static void cellCoefficients(const float* corners, size_t k, const AxisPoint* mid,
-                                                      const AxisPoint& last, const float* weights, float scale,
-                                                      float* coef, size_t cells) {
+                                                      const AxisPoint& last, const float* weights, float* coef,
+                                                      size_t cells) {
     F a = {}, b = {}, cc = {}, dd = {};
 #pragma GCC unroll 8
     for (int m = 0; m < kCorners / 2; ++m) {
@@ -236,45 +335,57 @@ struct Kernel {
 #pragma GCC unroll 4
           for (int d = 1; d < E; ++d) {
             const float fd = d == E - 1 ? last.f : mid[d].f;
-            sum += load<F>(src + d * cells) * (fd - static_cast<float>((c >> d) & 1));
+            sum = fmadd(load<F>(src + d * cells), splat<F>(fd - static_cast<float>((c >> d) & 1)), sum);
           }
           e[ax] = sum;
         } else {
           e[ax] = load<F>(src);
         }
       }
-      const float w = weights[m];
+      const F w = splat<F>(weights[m]);
       if constexpr (kPerlin) {
-        a += w * e[0];
-        b += w * gx[0];
-        cc += w * (e[1] - e[0] - gx[1]);
-        dd += w * (gx[1] - gx[0]);
+        a = fmadd(w, e[0], a);
+        b = fmadd(w, gx[0], b);
+        cc = fmadd(w, e[1] - e[0] - gx[1], cc);
+        dd = fmadd(w, gx[1] - gx[0], dd);
       } else {
-        a += w * e[0];
-        cc += w * (e[1] - e[0]);
+        a = fmadd(w, e[0], a);
+        cc = fmadd(w, e[1] - e[0], cc);
       }
     }
-    store(coef + k, a * scale);
-    store(coef + cells + k, b * scale);
-    store(coef + 2 * cells + k, cc * scale);
-    store(coef + 3 * cells + k, dd * scale);
+    store(coef + k, a);
+    store(coef + cells + k, b);
+    store(coef + 2 * cells + k, cc);
+    store(coef + 3 * cells + k, dd);
   }
 
   /// Coefficient mode, second half: the octave's noise at columns [i, i + W).
-  [[gnu::always_inline]] static F fromCoefficients(const OptimizedGrid::AxisTable& x, size_t i, const float* coef,
-                                                   size_t cells) {
-    const int32_t base = x.ord[i];
-    const I idx = load<I>(&x.ord[i]) - base;
-    const F f = load<F>(&x.f[i]);
-    const F u = load<F>(&x.u[i]);
-    const F a = permute(load<F>(coef + base), idx);
-    const F c = permute(load<F>(coef + 2 * cells + base), idx);
+  [[gnu::always_inline]] static F fromCoefficients(const int32_t* ord, const float* xf, const float* xu, size_t i,
+                                                   const float* coef, size_t cells) {
+    // The coefficients were stored a moment ago, a vector at a time: a load
+    // that straddles two of those stores cannot be forwarded from them and
+    // waits until they reach the cache. 16 lanes read the two stored vectors
+    // around the window instead (its 16 points span at most 13 cells) and
+    // pick from 32 entries; fewer lanes keep the unaligned window.
+    const F f = load<F>(xf + i);
+    const F u = load<F>(xu + i);
+    auto pick = [&](const float* arr) {
+      if constexpr (W == 16) {
+        const int32_t base = ord[i] & ~15;
+        return lookup32(load<F>(arr + base), load<I>(ord + i) - base, load<F>(arr + base + 16));
+      } else {
+        const int32_t base = ord[i];
+        return permute(load<F>(arr + base), load<I>(ord + i) - base);
+      }
+    };
+    const F a = pick(coef);
+    const F c = pick(coef + 2 * cells);
     if constexpr (kPerlin) {
-      const F b = permute(load<F>(coef + cells + base), idx);
-      const F d = permute(load<F>(coef + 3 * cells + base), idx);
-      return a + b * f + u * (c + d * f);
+      const F b = pick(coef + cells);
+      const F d = pick(coef + 3 * cells);
+      return fmadd(u, fmadd(d, f, c), fmadd(b, f, a));
     }
-    return a + u * c;
+    return fmadd(u, c, a);
   }
 };
 
@@ -282,8 +393,14 @@ struct Kernel {
 /// n: acc += term · amp, then amp *= lerp(1, (term + 1)/2, weighted) · gain.
 /// Unweighted (weighted_strength 0) the factor is exactly gain for every
 /// point, so amp is one scalar per octave (`amp_scalar`), not an array.
+/// FoldParams: the config's fields it reads, copied out of the config once
+/// (stores into the rows could alias it, so the loop would reload them).
+struct FoldParams {
+  int fractal;
+  float ping_pong_strength, weighted_strength, gain;
+};
 template <int W, bool kWeighted>
-[[gnu::always_inline]] inline void foldOctave(const PgNoiseConfig& cfg, typename Vec<W>::F n, float* acc_p,
+[[gnu::always_inline]] inline void foldOctave(const FoldParams& cfg, typename Vec<W>::F n, float* acc_p,
                                               float* amp_p, float amp_scalar) {
   using F = typename Vec<W>::F;
   using I = typename Vec<W>::I;
@@ -302,11 +419,11 @@ template <int W, bool kWeighted>
   }
   if constexpr (kWeighted) {
     const F amp = load<F>(amp_p);
-    store(acc_p, load<F>(acc_p) + term * amp);
+    store(acc_p, fmadd(term, amp, load<F>(acc_p)));
     const F weight = 1.0f + cfg.weighted_strength * ((term + 1.0f) * 0.5f - 1.0f);
     store(amp_p, amp * (weight * cfg.gain));
   } else {
-    store(acc_p, load<F>(acc_p) + term * amp_scalar);
+    store(acc_p, fmadd(term, splat<F>(amp_scalar), load<F>(acc_p)));
   }
 }
 
@@ -386,6 +503,7 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
   scratch.coef.resize(4 * max_cells + W);
   const bool weighted = cfg.weighted_strength != 0.0f;
   const float scale = kPerlin ? pgPerlinScale(E) : 1.0f;
+  const FoldParams fold{cfg.fractal, cfg.ping_pong_strength, cfg.weighted_strength, cfg.gain};
 
   F vmin = splat<F>(__builtin_inff()), vmax = splat<F>(-__builtin_inff());
   NoiseRange tail = emptyRange();
@@ -402,6 +520,8 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
       const size_t stride = scratch.prefix_len[o];
       float* acc = scratch.acc.data();
       float* amps = scratch.amp.data();
+      const float* xf = x.f.data();
+      const float* xu = x.u.data();
       if (x.coefficients) {
         const size_t cells = stride;  // padded cell count
         const size_t used = (x.cell_count + W - 1) / W * W;
@@ -420,24 +540,30 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
             const float ud = d == E - 1 ? last.u : mid[o][d].u;
             w *= ((m >> (d - 1)) & 1) ? ud : 1.0f - ud;
           }
-          weights[m] = w;
+          weights[m] = w * scale;
         }
         float* coef = scratch.coef.data();
-        for (size_t k = 0; k < used; k += W)
-          K::cellCoefficients(corners, k, mid[o], last, weights, scale, coef, cells);
+        for (size_t k = 0; k < used; k += W) K::cellCoefficients(corners, k, mid[o], last, weights, coef, cells);
+        const int32_t* ord = x.ord.data();
         if (weighted) {
           for (size_t i = 0; i < padded; i += W)
-            foldOctave<W, true>(cfg, K::fromCoefficients(x, i, coef, cells), acc + i, amps + i, 0.0f);
+            foldOctave<W, true>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells), acc + i, amps + i, 0.0f);
         } else {
           for (size_t i = 0; i < padded; i += W)
-            foldOctave<W, false>(cfg, K::fromCoefficients(x, i, coef, cells), acc + i, amps + i, amp);
+            foldOctave<W, false>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells), acc + i, amps + i, amp);
         }
-      } else if (weighted) {
-        for (size_t i = 0; i < padded; i += W)
-          foldOctave<W, true>(cfg, K::lanes(x, prefix, stride, i, mid[o], last, scale), acc + i, amps + i, 0.0f);
       } else {
-        for (size_t i = 0; i < padded; i += W)
-          foldOctave<W, false>(cfg, K::lanes(x, prefix, stride, i, mid[o], last, scale), acc + i, amps + i, amp);
+        typename K::Perlin3Tables tables;
+        if constexpr (K::kTables) tables = K::perlin3Tables(mid[o][1].f, last.f);
+        if (weighted) {
+          for (size_t i = 0; i < padded; i += W)
+            foldOctave<W, true>(fold, K::lanes(xf, xu, prefix, stride, i, mid[o], last, scale, &tables), acc + i,
+                                amps + i, 0.0f);
+        } else {
+          for (size_t i = 0; i < padded; i += W)
+            foldOctave<W, false>(fold, K::lanes(xf, xu, prefix, stride, i, mid[o], last, scale, &tables), acc + i,
+                                 amps + i, amp);
+        }
       }
       amp *= 1.0f * cfg.gain;
     }
@@ -473,11 +599,11 @@ NoiseRange runBlockW(const OptimizedGrid& grid, uint64_t b, std::span<float> out
 
 // One kernel per instruction set; `flatten` inlines the templates above into
 // each, so each is compiled entirely for its target.
-[[gnu::target("avx512f"), gnu::flatten]] NoiseRange runBlockAvx512(const OptimizedGrid& grid, uint64_t b,
+[[gnu::target("avx512f,fma"), gnu::flatten]] NoiseRange runBlockAvx512(const OptimizedGrid& grid, uint64_t b,
                                                                     std::span<float> out) {
   return runBlockW<16>(grid, b, out);
 }
-[[gnu::target("avx2"), gnu::flatten]] NoiseRange runBlockAvx2(const OptimizedGrid& grid, uint64_t b,
+[[gnu::target("avx2,fma"), gnu::flatten]] NoiseRange runBlockAvx2(const OptimizedGrid& grid, uint64_t b,
                                                                std::span<float> out) {
   return runBlockW<8>(grid, b, out);
 }
@@ -485,8 +611,11 @@ NoiseRange runBlockW(const OptimizedGrid& grid, uint64_t b, std::span<float> out
   return runBlockW<4>(grid, b, out);
 }
 
+// The AVX-512 and AVX2 kernels fuse multiply-adds with FMA instructions, so
+// they need FMA too (every CPU with AVX2 so far has it; a VM may hide it).
 int bestIsa() {
   __builtin_cpu_init();
+  if (!__builtin_cpu_supports("fma")) return 1;
   if (__builtin_cpu_supports("avx512f")) return 3;
   if (__builtin_cpu_supports("avx2")) return 2;
   return 1;
