@@ -186,12 +186,12 @@ struct BlockScratch {
   std::vector<uint32_t> prefix;
   std::vector<size_t> prefix_at;  // offset of octave o in prefix
   std::vector<size_t> prefix_len;  // entries per combo at octave o
-  // per octave, coefficient mode: the corners of the cells (cellCorners) and
+  // per octave, coefficient mode: the cells' polynomials (cellPolynomials) and
   // the cell along the last axis they belong to
-  std::vector<float> corners;
-  std::vector<size_t> corners_at;
-  std::vector<uint32_t> corners_cell;
-  std::vector<char> corners_valid;
+  std::vector<float> poly;
+  std::vector<size_t> poly_at;
+  std::vector<uint32_t> poly_cell;
+  std::vector<char> poly_valid;
   // per row
   std::vector<float> acc, amp, coef;
 };
@@ -288,75 +288,101 @@ struct Kernel {
     return vals[0];
   }
 
-  /// Coefficient mode, step 1: the corners of cells [k, k + W) — per corner
-  /// the gradient components (Perlin; E per corner) or the node value (value
-  /// noise; one) — into corners[(corner · E + d) · cells + k]. They depend on
-  /// the cells only, so a block reuses them for every row until the cell along
-  /// the last axis changes (the paper's gradients cached per work-group).
-  static constexpr int kPerCorner = kPerlin ? E : 1;
-  [[gnu::always_inline]] static void cellCorners(const uint32_t* prefix, size_t stride, size_t k,
-                                                 const AxisPoint& last, float* corners, size_t cells) {
-#pragma GCC unroll 16
-    for (int c = 0; c < kCorners; ++c) {
-      const U hp = load<U>(prefix + static_cast<size_t>(c & (kPrefixCombos - 1)) * stride + k);
-      const U h = vhash(hp ^ ((c >> (E - 1)) ? last.c1 : last.c0));
-      float* dst = corners + static_cast<size_t>(c * kPerCorner) * cells + k;
-      if constexpr (kPerlin) {
+  /// Coefficient mode. Inside one cell a row's value is A + B·f + C·u + D·u·f
+  /// (f the fraction along x, u its fade). With g the gradient of corner
+  /// (a, m) — a its x bit, m its bits along the other axes — and e(a, m) the
+  /// part of its dot product along those axes, interpolating along x and then
+  /// with the weights W_m of the other axes:
+  ///   A = Σ W_m e(0,m)   B = Σ W_m g_x(0,m)
+  ///   C = Σ W_m (e(1,m) − e(0,m) − g_x(1,m))   D = Σ W_m (g_x(1,m) − g_x(0,m))
+  /// (value noise: e is the node value, g_x = 0). Within a block the middle
+  /// axes are fixed, so only the last axis's fraction fl and fade ul change
+  /// from row to row, and every coefficient X is a polynomial in them:
+  ///   X = P + Q·fl + ul·(R + S·fl)
+  /// (e is affine in fl; Q = S = 0 for B, D and value noise).
+  ///
+  /// Step 1, cellPolynomials: P, Q, R, S of every coefficient for cells
+  /// [k, k + W) into poly[(coefficient's array) · cells + k] — from the cells'
+  /// corner hashes, once per block and cell along the last axis (the paper's
+  /// gradients cached per work-group). `mid_weights`: the products of the
+  /// middle axes' weights times the noise's scale, by corner bits.
+  /// Arrays: Perlin A:P,Q,R,S B:P,R C:P,Q,R,S D:P,R; value A:P,R C:P,R.
+  static constexpr int kPolyArrays = kPerlin ? 12 : 4;
+  static constexpr int kMidCombos = 1 << (E - 2);
+  [[gnu::always_inline]] static void cellPolynomials(const uint32_t* prefix, size_t stride, size_t k,
+                                                     const AxisPoint* mid, const AxisPoint& last,
+                                                     const float* mid_weights, float* poly, size_t cells) {
+    // per last-axis bit: Σ over the middle corners of the weighted p and q of
+    // A, B, C, D (x(fl) = p + q·fl)
+    F pa[2] = {}, qa[2] = {}, pb[2] = {}, pc[2] = {}, qc[2] = {}, pd[2] = {};
+#pragma GCC unroll 2
+    for (int ml = 0; ml < 2; ++ml) {
 #pragma GCC unroll 4
-        for (int d = 0; d < E; ++d) store(dst + d * cells, perlinTerm<W, E>(h, splat<F>(1.0f), d));
-      } else {
-        store(dst, hashToSigned<W>(h));
+      for (int mm = 0; mm < kMidCombos; ++mm) {
+        const F w = splat<F>(mid_weights[mm]);
+        F p[2], q[2], gx[2];
+#pragma GCC unroll 2
+        for (int ax = 0; ax < 2; ++ax) {
+          const int c = ax | (mm << 1) | (ml << (E - 1));
+          const U hp = load<U>(prefix + static_cast<size_t>(c & (kPrefixCombos - 1)) * stride + k);
+          const U h = vhash(hp ^ (ml ? last.c1 : last.c0));
+          if constexpr (kPerlin) {
+            gx[ax] = perlinTerm<W, E>(h, splat<F>(1.0f), 0);
+            const F gl = perlinTerm<W, E>(h, splat<F>(1.0f), E - 1);
+            F e_mid = {};
+#pragma GCC unroll 4
+            for (int d = 1; d < E - 1; ++d)
+              e_mid += perlinTerm<W, E>(h, splat<F>(mid[d].f - static_cast<float>((c >> d) & 1)), d);
+            // e = e_mid + gl·(fl − ml)
+            p[ax] = ml ? e_mid - gl : e_mid;
+            q[ax] = gl;
+          } else {
+            p[ax] = hashToSigned<W>(h);
+          }
+        }
+        if constexpr (kPerlin) {
+          pa[ml] = fmadd(w, p[0], pa[ml]);
+          qa[ml] = fmadd(w, q[0], qa[ml]);
+          pb[ml] = fmadd(w, gx[0], pb[ml]);
+          pc[ml] = fmadd(w, p[1] - p[0] - gx[1], pc[ml]);
+          qc[ml] = fmadd(w, q[1] - q[0], qc[ml]);
+          pd[ml] = fmadd(w, gx[1] - gx[0], pd[ml]);
+        } else {
+          pa[ml] = fmadd(w, p[0], pa[ml]);
+          pc[ml] = fmadd(w, p[1] - p[0], pc[ml]);
+        }
       }
+    }
+    float* dst = poly + k;
+    if constexpr (kPerlin) {
+      const F arrays[kPolyArrays] = {pa[0], qa[0], pa[1] - pa[0], qa[1] - qa[0], pb[0], pb[1] - pb[0],
+                                     pc[0], qc[0], pc[1] - pc[0], qc[1] - qc[0], pd[0], pd[1] - pd[0]};
+#pragma GCC unroll 12
+      for (int j = 0; j < kPolyArrays; ++j) store(dst + j * cells, arrays[j]);
+    } else {
+      const F arrays[kPolyArrays] = {pa[0], pa[1] - pa[0], pc[0], pc[1] - pc[0]};
+#pragma GCC unroll 4
+      for (int j = 0; j < kPolyArrays; ++j) store(dst + j * cells, arrays[j]);
     }
   }
 
-  /// Coefficient mode, step 2: A, B, C, D of cells [k, k + W) for this row
-  /// into coef (four arrays of `cells` entries each). With g the cached
-  /// gradient components, corner (a, m) has the dot product
-  /// g_x·(f − a) + e(a, m), e the row's constant y/z/w part; interpolating
-  /// along x, then with the row's weights W_m of the other axes:
-  ///   A = Σ W_m e(0,m)   B = Σ W_m g_x(0,m)
-  ///   C = Σ W_m (e(1,m) − e(0,m) − g_x(1,m))   D = Σ W_m (g_x(1,m) − g_x(0,m)).
-  /// `weights` are the W_m times the noise's scale.
-  [[gnu::always_inline]] static void cellCoefficients(const float* corners, size_t k, const AxisPoint* mid,
-                                                      const AxisPoint& last, const float* weights, float* coef,
+  /// Step 2, once per row: A, B, C, D of cells [k, k + W) into coef (four
+  /// arrays of `cells` entries each; value noise: A and C).
+  [[gnu::always_inline]] static void cellCoefficients(const float* poly, size_t k, float fl, float ul, float* coef,
                                                       size_t cells) {
-    F a = {}, b = {}, cc = {}, dd = {};
-#pragma GCC unroll 8
-    for (int m = 0; m < kCorners / 2; ++m) {
-      F e[2], gx[2];
-#pragma GCC unroll 2
-      for (int ax = 0; ax < 2; ++ax) {
-        const int c = ax | (m << 1);
-        const float* src = corners + static_cast<size_t>(c * kPerCorner) * cells + k;
-        if constexpr (kPerlin) {
-          gx[ax] = load<F>(src);
-          F sum = {};
-#pragma GCC unroll 4
-          for (int d = 1; d < E; ++d) {
-            const float fd = d == E - 1 ? last.f : mid[d].f;
-            sum = fmadd(load<F>(src + d * cells), splat<F>(fd - static_cast<float>((c >> d) & 1)), sum);
-          }
-          e[ax] = sum;
-        } else {
-          e[ax] = load<F>(src);
-        }
-      }
-      const F w = splat<F>(weights[m]);
-      if constexpr (kPerlin) {
-        a = fmadd(w, e[0], a);
-        b = fmadd(w, gx[0], b);
-        cc = fmadd(w, e[1] - e[0] - gx[1], cc);
-        dd = fmadd(w, gx[1] - gx[0], dd);
-      } else {
-        a = fmadd(w, e[0], a);
-        cc = fmadd(w, e[1] - e[0], cc);
-      }
+    const F f = splat<F>(fl);
+    const F u = splat<F>(ul);
+    const float* src = poly + k;
+    auto at = [&](int j) { return load<F>(src + j * cells); };
+    if constexpr (kPerlin) {
+      store(coef + k, fmadd(u, fmadd(at(3), f, at(2)), fmadd(at(1), f, at(0))));
+      store(coef + cells + k, fmadd(u, at(5), at(4)));
+      store(coef + 2 * cells + k, fmadd(u, fmadd(at(9), f, at(8)), fmadd(at(7), f, at(6))));
+      store(coef + 3 * cells + k, fmadd(u, at(11), at(10)));
+    } else {
+      store(coef + k, fmadd(u, at(1), at(0)));
+      store(coef + 2 * cells + k, fmadd(u, at(3), at(2)));
     }
-    store(coef + k, a);
-    store(coef + cells + k, b);
-    store(coef + 2 * cells + k, cc);
-    store(coef + 3 * cells + k, dd);
   }
 
   /// Coefficient mode, second half: the octave's noise at columns [i, i + W).
@@ -430,7 +456,6 @@ template <int W, bool kWeighted>
 template <int W, int E, bool kPerlin>
 NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> out) {
   using K = Kernel<W, E, kPerlin>;
-  constexpr int kCornerPairs = K::kCorners / 2;
   using F = typename Vec<W>::F;
   const NoiseSetup& s = grid.setup();
   const PgNoiseConfig& cfg = s.cfg;
@@ -487,17 +512,17 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
   }
 
   size_t max_cells = 0;  // padded
-  scratch.corners_at.assign(octaves, 0);
-  scratch.corners_cell.assign(octaves, 0);
-  scratch.corners_valid.assign(octaves, 0);
+  scratch.poly_at.assign(octaves, 0);
+  scratch.poly_cell.assign(octaves, 0);
+  scratch.poly_valid.assign(octaves, 0);
   total = 0;
   for (int o = 0; o < octaves; ++o) {
     const auto& x = grid.table(o, 0);
     max_cells = std::max(max_cells, x.cell0.size());
-    scratch.corners_at[o] = total;
-    if (x.coefficients) total += x.cell0.size() * K::kCorners * K::kPerCorner;
+    scratch.poly_at[o] = total;
+    if (x.coefficients) total += x.cell0.size() * K::kPolyArrays;
   }
-  scratch.corners.resize(total);
+  scratch.poly.resize(total);
   scratch.acc.resize(padded);
   scratch.amp.resize(padded);
   scratch.coef.resize(4 * max_cells + W);
@@ -525,25 +550,23 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
       if (x.coefficients) {
         const size_t cells = stride;  // padded cell count
         const size_t used = (x.cell_count + W - 1) / W * W;
-        float* corners = &scratch.corners[scratch.corners_at[o]];
-        if (!scratch.corners_valid[o] || scratch.corners_cell[o] != last.c0) {
-          for (size_t k = 0; k < used; k += W) K::cellCorners(prefix, stride, k, last, corners, cells);
-          scratch.corners_valid[o] = 1;
-          scratch.corners_cell[o] = last.c0;
-        }
-        // The weights of the 2^(E-1) corner pairs along y, z, w: products of
-        // fades, once per row.
-        float weights[kCornerPairs];
-        for (int m = 0; m < kCornerPairs; ++m) {
-          float w = 1.0f;
-          for (int d = 1; d < E; ++d) {
-            const float ud = d == E - 1 ? last.u : mid[o][d].u;
-            w *= ((m >> (d - 1)) & 1) ? ud : 1.0f - ud;
+        float* poly = &scratch.poly[scratch.poly_at[o]];
+        if (!scratch.poly_valid[o] || scratch.poly_cell[o] != last.c0) {
+          // The weights of the middle axes' corner combinations (fixed in a
+          // block), times the scale.
+          float mid_weights[K::kMidCombos];
+          for (int m = 0; m < K::kMidCombos; ++m) {
+            float w = scale;
+            for (int d = 1; d < E - 1; ++d) w *= ((m >> (d - 1)) & 1) ? mid[o][d].u : 1.0f - mid[o][d].u;
+            mid_weights[m] = w;
           }
-          weights[m] = w * scale;
+          for (size_t k = 0; k < used; k += W)
+            K::cellPolynomials(prefix, stride, k, mid[o], last, mid_weights, poly, cells);
+          scratch.poly_valid[o] = 1;
+          scratch.poly_cell[o] = last.c0;
         }
         float* coef = scratch.coef.data();
-        for (size_t k = 0; k < used; k += W) K::cellCoefficients(corners, k, mid[o], last, weights, coef, cells);
+        for (size_t k = 0; k < used; k += W) K::cellCoefficients(poly, k, last.f, last.u, coef, cells);
         const int32_t* ord = x.ord.data();
         if (weighted) {
           for (size_t i = 0; i < padded; i += W)
