@@ -425,7 +425,9 @@ struct FoldParams {
   int fractal;
   float ping_pong_strength, weighted_strength, gain;
 };
-template <int W, bool kWeighted>
+/// kPlain: an unweighted fBm (or no fractal), term = n — the common case,
+/// compiled without the per-vector tests of the fractal type.
+template <int W, bool kWeighted, bool kPlain = false>
 [[gnu::always_inline]] inline void foldOctave(const FoldParams& cfg, typename Vec<W>::F n, float* acc_p,
                                               float* amp_p, float amp_scalar) {
   using F = typename Vec<W>::F;
@@ -433,7 +435,9 @@ template <int W, bool kWeighted>
   using U = typename Vec<W>::U;
   F term = n;
   const F absn = (F)((U)n & 0x7fffffffu);
-  if (cfg.fractal == PG_FRACTAL_RIDGED) {
+  if constexpr (kPlain) {
+    static_assert(!kWeighted);
+  } else if (cfg.fractal == PG_FRACTAL_RIDGED) {
     term = 1.0f - 2.0f * absn;
   } else if (cfg.fractal == PG_FRACTAL_BILLOW) {
     term = 2.0f * absn - 1.0f;
@@ -529,6 +533,7 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
   const bool weighted = cfg.weighted_strength != 0.0f;
   const float scale = kPerlin ? pgPerlinScale(E) : 1.0f;
   const FoldParams fold{cfg.fractal, cfg.ping_pong_strength, cfg.weighted_strength, cfg.gain};
+  const bool plain = !weighted && (cfg.fractal == PG_FRACTAL_FBM || cfg.fractal == PG_FRACTAL_NONE);
 
   F vmin = splat<F>(__builtin_inff()), vmax = splat<F>(-__builtin_inff());
   NoiseRange tail = emptyRange();
@@ -571,6 +576,10 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
         if (weighted) {
           for (size_t i = 0; i < padded; i += W)
             foldOctave<W, true>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells), acc + i, amps + i, 0.0f);
+        } else if (plain) {
+          for (size_t i = 0; i < padded; i += W)
+            foldOctave<W, false, true>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells), acc + i, amps + i,
+                                       amp);
         } else {
           for (size_t i = 0; i < padded; i += W)
             foldOctave<W, false>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells), acc + i, amps + i, amp);
@@ -582,6 +591,10 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
           for (size_t i = 0; i < padded; i += W)
             foldOctave<W, true>(fold, K::lanes(xf, xu, prefix, stride, i, mid[o], last, scale, &tables), acc + i,
                                 amps + i, 0.0f);
+        } else if (plain) {
+          for (size_t i = 0; i < padded; i += W)
+            foldOctave<W, false, true>(fold, K::lanes(xf, xu, prefix, stride, i, mid[o], last, scale, &tables),
+                                       acc + i, amps + i, amp);
         } else {
           for (size_t i = 0; i < padded; i += W)
             foldOctave<W, false>(fold, K::lanes(xf, xu, prefix, stride, i, mid[o], last, scale, &tables), acc + i,
