@@ -11,11 +11,13 @@
 //    (lattice step along x ≤ 0.75): for every cell, the 2^D corner gradients
 //    become the four coefficients of the row inside that cell,
 //        value(f) = A + B·f + C·u + D·u·f       (f fraction, u = fade(f)),
-//    computed SIMD across cells; every point then picks its cell's
-//    coefficients with one permute and costs four multiply-adds;
+//    computed SIMD across cells (from per-cell polynomials in the last
+//    axis's fraction and fade); every point then picks its cell's
+//    coefficients with a permute and costs three multiply-adds;
 //  - lane mode otherwise: every SIMD lane evaluates its own point with the
-//    per-point arithmetic of perlin.h / value.h (bit for bit, up to the sign
-//    of zero), reading the cached hash prefixes and per-axis tables.
+//    per-point arithmetic of perlin.h / value.h, regrouped (the dot product
+//    as fma(tx, g_x, rest)) and fused, reading the cached hash prefixes and
+//    per-axis tables (3D Perlin with 16 lanes: gradient tables per row).
 // The fractal sum then folds the octave into the row as fractal.h does.
 // Multiply-adds are fused explicitly (fmadd) at the same operations on every
 // instruction set — one FMA instruction in the AVX-512 and AVX2 kernels, a
@@ -192,6 +194,11 @@ struct BlockScratch {
   std::vector<size_t> poly_at;
   std::vector<uint32_t> poly_cell;
   std::vector<char> poly_valid;
+  // per octave, lane mode: the hashes of the upper corners along the last
+  // axis of the previous row (layout of prefix), and that row's upper cell
+  std::vector<uint32_t> saved;
+  std::vector<uint32_t> saved_cell;
+  std::vector<char> saved_valid;
   // per row
   std::vector<float> acc, amp, coef;
 };
@@ -247,15 +254,30 @@ struct Kernel {
   /// Lane mode: the octave's noise at columns [i, i + W). Per corner: the
   /// dot product as fma(tx, g_x, Σ_{d≥1} g_d·t_d), then the lerps as fma.
   /// `tables`: perlin3Tables of the row when kTables (else unused).
+  /// `saved` (layout of `prefix`): receives the hashes of the corners on the
+  /// row's upper cell along the last axis; kReuse: they are those of this
+  /// row's lower cell (the previous row's upper cell is this row's lower one,
+  /// as at octave 6 of the benchmark, 1.1 cells per row), so that half of the
+  /// corners skips its hash.
+  template <bool kReuse>
   [[gnu::always_inline]] static F lanes(const float* xf, const float* xu, const uint32_t* prefix, size_t stride,
                                         size_t i, const AxisPoint* mid, const AxisPoint& last, float scale,
-                                        const Perlin3Tables* tables) {
+                                        const Perlin3Tables* tables, uint32_t* saved) {
     const F fx = load<F>(xf + i);
     F vals[kCorners];
 #pragma GCC unroll 16
     for (int c = 0; c < kCorners; ++c) {
-      const U hp = load<U>(prefix + static_cast<size_t>(c & (kPrefixCombos - 1)) * stride + i);
-      const U h = vhash(hp ^ ((c >> (E - 1)) ? last.c1 : last.c0));
+      // lower corners (c < kPrefixCombos) first: they read `saved` before the
+      // upper ones overwrite it
+      const size_t at = static_cast<size_t>(c & (kPrefixCombos - 1)) * stride + i;
+      const bool upper = (c >> (E - 1)) & 1;
+      U h;
+      if (kReuse && !upper) {
+        h = load<U>(saved + at);
+      } else {
+        h = vhash(load<U>(prefix + at) ^ (upper ? last.c1 : last.c0));
+        if (upper) store(saved + at, h);
+      }
       if constexpr (kTables) {
         const U m = (h >> 3) * 0xAAAAAAABu;
         const I cases = (I)(((m >> 27) & 0x18u) | (h & 7u));
@@ -495,6 +517,9 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
     total += scratch.prefix_len[o] * K::kPrefixCombos;
   }
   scratch.prefix.resize(total);
+  scratch.saved.resize(total);
+  scratch.saved_cell.assign(octaves, 0);
+  scratch.saved_valid.assign(octaves, 0);
   for (int o = 0; o < octaves; ++o) {
     const uint32_t key = pgNoiseSubKey(cfg.key, static_cast<pg_u32>(o));
     for (int d = 1; d < E - 1; ++d) {
@@ -587,19 +612,26 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
       } else {
         typename K::Perlin3Tables tables;
         if constexpr (K::kTables) tables = K::perlin3Tables(mid[o][1].f, last.f);
-        if (weighted) {
-          for (size_t i = 0; i < padded; i += W)
-            foldOctave<W, true>(fold, K::lanes(xf, xu, prefix, stride, i, mid[o], last, scale, &tables), acc + i,
-                                amps + i, 0.0f);
-        } else if (plain) {
-          for (size_t i = 0; i < padded; i += W)
-            foldOctave<W, false, true>(fold, K::lanes(xf, xu, prefix, stride, i, mid[o], last, scale, &tables),
-                                       acc + i, amps + i, amp);
+        uint32_t* saved = &scratch.saved[scratch.prefix_at[o]];
+        auto row = [&]<bool kReuse>() {
+          auto noise = [&](size_t i) {
+            return K::template lanes<kReuse>(xf, xu, prefix, stride, i, mid[o], last, scale, &tables, saved);
+          };
+          if (weighted) {
+            for (size_t i = 0; i < padded; i += W) foldOctave<W, true>(fold, noise(i), acc + i, amps + i, 0.0f);
+          } else if (plain) {
+            for (size_t i = 0; i < padded; i += W) foldOctave<W, false, true>(fold, noise(i), acc + i, amps + i, amp);
+          } else {
+            for (size_t i = 0; i < padded; i += W) foldOctave<W, false>(fold, noise(i), acc + i, amps + i, amp);
+          }
+        };
+        if (scratch.saved_valid[o] && scratch.saved_cell[o] == last.c0) {
+          row.template operator()<true>();
         } else {
-          for (size_t i = 0; i < padded; i += W)
-            foldOctave<W, false>(fold, K::lanes(xf, xu, prefix, stride, i, mid[o], last, scale, &tables), acc + i,
-                                 amps + i, amp);
+          row.template operator()<false>();
         }
+        scratch.saved_valid[o] = 1;
+        scratch.saved_cell[o] = last.c1;
       }
       amp *= 1.0f * cfg.gain;
     }
