@@ -280,7 +280,14 @@ struct Kernel {
       }
       if constexpr (kTables) {
         const U m = (h >> 3) * 0xAAAAAAABu;
-        const I cases = (I)(((m >> 27) & 0x18u) | (h & 7u));
+        // bits 3, 4 from m's top bits, the rest from h (vpermt2ps reads bits
+        // 0..4 only): one bit-select, vpternlogd 0xE4 = (c ? a : b)
+#if defined(__clang__)
+        const I cases = (I)(((m >> 27) & 0x18u) | (h & ~0x18u));
+#else
+        const I cases = __builtin_ia32_pternlogd512_mask((I)(m >> 27), (I)h, (I)(U{} + 0x18u), 0xE4,
+                                                         static_cast<unsigned short>(0xffff));
+#endif
         vals[c] = fmadd(fx - static_cast<float>(c & 1), lookup32(tables->gx[0], cases, tables->gx[1]),
                         lookup32(tables->yz[c >> 1][0], cases, tables->yz[c >> 1][1]));
       } else if constexpr (kPerlin) {
