@@ -415,32 +415,46 @@ struct Kernel {
   }
 
   /// Coefficient mode, second half: the octave's noise at columns [i, i + W).
+  /// The coefficients were stored a moment ago, a vector at a time: a load
+  /// that straddles two of those stores cannot be forwarded from them and
+  /// waits until they reach the cache. 16 lanes read the two stored vectors
+  /// around the window instead (its 16 points span at most 13 cells), keep
+  /// them in `window` while the next columns fall in the same pair (loads,
+  /// not arithmetic, bound this loop) and pick from 32 entries; fewer lanes
+  /// load the unaligned window.
+  struct Window {
+    int32_t base = -1;
+    F lo[4] = {}, hi[4] = {};  // A, B, C, D
+  };
   [[gnu::always_inline]] static F fromCoefficients(const int32_t* ord, const float* xf, const float* xu, size_t i,
-                                                   const float* coef, size_t cells) {
-    // The coefficients were stored a moment ago, a vector at a time: a load
-    // that straddles two of those stores cannot be forwarded from them and
-    // waits until they reach the cache. 16 lanes read the two stored vectors
-    // around the window instead (its 16 points span at most 13 cells) and
-    // pick from 32 entries; fewer lanes keep the unaligned window.
+                                                   const float* coef, size_t cells, Window& window) {
     const F f = load<F>(xf + i);
     const F u = load<F>(xu + i);
-    auto pick = [&](const float* arr) {
-      if constexpr (W == 16) {
-        const int32_t base = ord[i] & ~15;
-        return lookup32(load<F>(arr + base), load<I>(ord + i) - base, load<F>(arr + base + 16));
-      } else {
-        const int32_t base = ord[i];
-        return permute(load<F>(arr + base), load<I>(ord + i) - base);
+    F v[4];
+    if constexpr (W == 16) {
+      const int32_t base = ord[i] & ~15;
+      if (base != window.base) {
+        window.base = base;
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+          if (!kPerlin && (j & 1)) continue;  // value noise: A and C only
+          window.lo[j] = load<F>(coef + j * cells + base);
+          window.hi[j] = load<F>(coef + j * cells + base + 16);
+        }
       }
-    };
-    const F a = pick(coef);
-    const F c = pick(coef + 2 * cells);
-    if constexpr (kPerlin) {
-      const F b = pick(coef + cells);
-      const F d = pick(coef + 3 * cells);
-      return fmadd(u, fmadd(d, f, c), fmadd(b, f, a));
+      const I idx = load<I>(ord + i) - base;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j)
+        if (kPerlin || !(j & 1)) v[j] = lookup32(window.lo[j], idx, window.hi[j]);
+    } else {
+      const int32_t base = ord[i];
+      const I idx = load<I>(ord + i) - base;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j)
+        if (kPerlin || !(j & 1)) v[j] = permute(load<F>(coef + j * cells + base), idx);
     }
-    return fmadd(u, c, a);
+    if constexpr (kPerlin) return fmadd(u, fmadd(v[3], f, v[2]), fmadd(v[1], f, v[0]));
+    return fmadd(u, v[2], v[0]);
   }
 };
 
@@ -605,16 +619,17 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
         float* coef = scratch.coef.data();
         for (size_t k = 0; k < used; k += W) K::cellCoefficients(poly, k, last.f, last.u, coef, cells);
         const int32_t* ord = x.ord.data();
+        typename K::Window window;
         if (weighted) {
           for (size_t i = 0; i < padded; i += W)
-            foldOctave<W, true>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells), acc + i, amps + i, 0.0f);
+            foldOctave<W, true>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells, window), acc + i, amps + i, 0.0f);
         } else if (plain) {
           for (size_t i = 0; i < padded; i += W)
-            foldOctave<W, false, true>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells), acc + i, amps + i,
+            foldOctave<W, false, true>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells, window), acc + i, amps + i,
                                        amp);
         } else {
           for (size_t i = 0; i < padded; i += W)
-            foldOctave<W, false>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells), acc + i, amps + i, amp);
+            foldOctave<W, false>(fold, K::fromCoefficients(ord, xf, xu, i, coef, cells, window), acc + i, amps + i, amp);
         }
       } else {
         typename K::Perlin3Tables tables;
