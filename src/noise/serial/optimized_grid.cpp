@@ -331,7 +331,8 @@ struct Kernel {
   /// (e is affine in fl; Q = S = 0 for B, D and value noise).
   ///
   /// Step 1, cellPolynomials: P, Q, R, S of every coefficient for cells
-  /// [k, k + W) into poly[(coefficient's array) · cells + k] — from the cells'
+  /// [k, k + W) into poly[k · kPolyArrays + (array) · W + lane] (a cell
+  /// vector's arrays side by side: one pointer in step 2) — from the cells'
   /// corner hashes, once per block and cell along the last axis (the paper's
   /// gradients cached per work-group). `mid_weights`: the products of the
   /// middle axes' weights times the noise's scale, by corner bits.
@@ -340,7 +341,7 @@ struct Kernel {
   static constexpr int kMidCombos = 1 << (E - 2);
   [[gnu::always_inline]] static void cellPolynomials(const uint32_t* prefix, size_t stride, size_t k,
                                                      const AxisPoint* mid, const AxisPoint& last,
-                                                     const float* mid_weights, float* poly, size_t cells) {
+                                                     const float* mid_weights, float* poly) {
     // per last-axis bit: Σ over the middle corners of the weighted p and q of
     // A, B, C, D (x(fl) = p + q·fl)
     F pa[2] = {}, qa[2] = {}, pb[2] = {}, pc[2] = {}, qc[2] = {}, pd[2] = {};
@@ -382,16 +383,16 @@ struct Kernel {
         }
       }
     }
-    float* dst = poly + k;
+    float* dst = poly + k * kPolyArrays;
     if constexpr (kPerlin) {
       const F arrays[kPolyArrays] = {pa[0], qa[0], pa[1] - pa[0], qa[1] - qa[0], pb[0], pb[1] - pb[0],
                                      pc[0], qc[0], pc[1] - pc[0], qc[1] - qc[0], pd[0], pd[1] - pd[0]};
 #pragma GCC unroll 12
-      for (int j = 0; j < kPolyArrays; ++j) store(dst + j * cells, arrays[j]);
+      for (int j = 0; j < kPolyArrays; ++j) store(dst + j * W, arrays[j]);
     } else {
       const F arrays[kPolyArrays] = {pa[0], pa[1] - pa[0], pc[0], pc[1] - pc[0]};
 #pragma GCC unroll 4
-      for (int j = 0; j < kPolyArrays; ++j) store(dst + j * cells, arrays[j]);
+      for (int j = 0; j < kPolyArrays; ++j) store(dst + j * W, arrays[j]);
     }
   }
 
@@ -401,8 +402,8 @@ struct Kernel {
                                                       size_t cells) {
     const F f = splat<F>(fl);
     const F u = splat<F>(ul);
-    const float* src = poly + k;
-    auto at = [&](int j) { return load<F>(src + j * cells); };
+    const float* src = poly + k * kPolyArrays;
+    auto at = [&](int j) { return load<F>(src + j * W); };
     if constexpr (kPerlin) {
       store(coef + k, fmadd(u, fmadd(at(3), f, at(2)), fmadd(at(1), f, at(0))));
       store(coef + cells + k, fmadd(u, at(5), at(4)));
@@ -612,7 +613,7 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
             mid_weights[m] = w;
           }
           for (size_t k = 0; k < used; k += W)
-            K::cellPolynomials(prefix, stride, k, mid[o], last, mid_weights, poly, cells);
+            K::cellPolynomials(prefix, stride, k, mid[o], last, mid_weights, poly);
           scratch.poly_valid[o] = 1;
           scratch.poly_cell[o] = last.c0;
         }
