@@ -98,22 +98,22 @@ template <class F, class I>
 /// The builtins, not the intrinsics: these helpers are inlined into the
 /// target("avx512f") / target("avx2") kernels, and an intrinsic may not be
 /// inlined into a function compiled without its target.
+/// clang (the fuzzing and sanitizer builds) takes the lane loop everywhere:
+/// it checks a target builtin against the helper, not against the kernel it
+/// is inlined into, and vectorizes the loop of fmaf itself.
 template <class F>
 [[gnu::always_inline]] inline F fmadd(F a, F b, F c) {
   constexpr int kLanes = sizeof(F) / sizeof(float);
-#if defined(__clang__)
-  return __builtin_elementwise_fma(a, b, c);
-#else
+#if !defined(__clang__)
   if constexpr (kLanes == 16) {
     return __builtin_ia32_vfmaddps512_mask(a, b, c, static_cast<unsigned short>(0xffff), 4);
   } else if constexpr (kLanes == 8) {
     return __builtin_ia32_vfmaddps256(a, b, c);
-  } else {
-    F r;
-    for (int i = 0; i < kLanes; ++i) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
-    return r;
   }
 #endif
+  F r;
+  for (int i = 0; i < kLanes; ++i) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+  return r;
 }
 
 /// out[i] = (idx[i] & 16 ? hi : lo)[idx[i] & 15]: a 32-entry table lookup
@@ -122,11 +122,32 @@ template <class F, class I>
 [[gnu::always_inline]] inline F lookup32(F lo, I idx, F hi) {
   static_assert(sizeof(F) == 64);
 #if defined(__clang__)
-  return (F)__builtin_ia32_vpermi2varps512((F)lo, idx, (F)hi);
+  F r;
+  for (int i = 0; i < 16; ++i) r[i] = (idx[i] & 16) ? hi[idx[i] & 15] : lo[idx[i] & 15];
+  return r;
 #else
   return __builtin_ia32_vpermt2varps512_mask(idx, lo, hi, static_cast<unsigned short>(0xffff));
 #endif
 }
+
+/// A vector stored around the cache (movntps); p 64-byte aligned.
+template <class F>
+[[gnu::always_inline]] inline void streamStore(float* p, F v) {
+#if defined(__clang__)
+  __builtin_nontemporal_store(v, reinterpret_cast<F*>(p));
+#else
+  if constexpr (sizeof(F) == 64) {
+    __builtin_ia32_movntps512(p, v);
+  } else if constexpr (sizeof(F) == 32) {
+    __builtin_ia32_movntps256(p, v);
+  } else {
+    __builtin_ia32_movntps(p, v);
+  }
+#endif
+}
+
+/// Grids of at least this many bytes are written with streaming stores.
+constexpr uint64_t kStreamingBytes = uint64_t{4} << 20;
 
 /// pgNoiseHash (hash.h) on every lane.
 template <class U>
@@ -584,7 +605,13 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
 
   F vmin = splat<F>(__builtin_inff()), vmax = splat<F>(-__builtin_inff());
   NoiseRange tail = emptyRange();
-  const size_t full = nx / W * W;
+  // A grid larger than a few MiB bypasses the cache on its way out
+  // (streaming stores): it would not stay cached anyway, and a plain store
+  // first reads every line it writes — at one octave, with the rest of the
+  // work almost free, that read is a third of the time. The threshold is
+  // glibc memcpy's for large copies (¾ of a thread's share of the last-level
+  // cache, a few MiB).
+  const bool stream = static_cast<uint64_t>(out.size()) * sizeof(float) >= kStreamingBytes;
   for (uint64_t l = l_begin; l < l_end; ++l) {
     std::fill(scratch.acc.begin(), scratch.acc.end(), 0.0f);
     if (weighted) std::fill(scratch.amp.begin(), scratch.amp.end(), 1.0f);
@@ -658,21 +685,35 @@ NoiseRange runBlockDims(const OptimizedGrid& grid, uint64_t b, std::span<float> 
       }
       amp *= 1.0f * cfg.gain;
     }
-    // Scale into [−1, 1], write, and track the range.
+    // Scale into [−1, 1], write, and track the range. Streaming: the
+    // columns before the first 64-byte boundary and after the last whole
+    // vector one by one, the vectors in between with streaming stores.
     index[last_axis] = l;
     float* dst = out.data() + nx * (index[1] + s.size[1] * (index[2] + s.size[2] * index[3]));
-    for (size_t i = 0; i < full; i += W) {
+    const size_t head =
+        stream ? std::min<size_t>(nx, ((64 - (reinterpret_cast<uintptr_t>(dst) & 63)) & 63) / sizeof(float)) : 0;
+    const size_t body_end = head + (nx - head) / W * W;
+    for (size_t i = head; i < body_end; i += W) {
       const F v = load<F>(&scratch.acc[i]) * cfg.fractal_bound;
-      store(dst + i, v);
+      if (stream) {
+        streamStore(dst + i, v);
+      } else {
+        store(dst + i, v);
+      }
       vmin = v < vmin ? v : vmin;
       vmax = v > vmax ? v : vmax;
     }
-    for (size_t i = full; i < nx; ++i) {
+    auto scalar = [&](size_t i) {
       const float v = scratch.acc[i] * cfg.fractal_bound;
       dst[i] = v;
       tail = combineRanges(tail, {v, v});
-    }
+    };
+    for (size_t i = 0; i < head; ++i) scalar(i);
+    for (size_t i = body_end; i < nx; ++i) scalar(i);
   }
+  // streaming stores are weakly ordered: visible before the caller (or the
+  // thread joining the cpu stage) reads the grid
+  if (stream) __builtin_ia32_sfence();
   NoiseRange r = tail;
   for (int i = 0; i < W; ++i) r = combineRanges(r, {vmin[i], vmax[i]});
   return r;
