@@ -13,7 +13,7 @@
 // and where a lattice cell holds several points of a row the cell's eight
 // gradients are turned once into the four coefficients of the row's value
 // inside the cell, A + B·f + C·u + D·u·f (f the fraction along x, u its fade),
-// so each point costs four multiply-adds. SIMD across x with GCC vector
+// so each point costs three fused multiply-adds. SIMD across x with GCC vector
 // extensions, compiled for AVX-512, AVX2 and the baseline and picked at run
 // time (docs/noise.md, "The grid path").
 #pragma once
