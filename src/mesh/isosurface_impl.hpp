@@ -130,6 +130,27 @@ TriangleMesh extractWith(const VolumeView& volume, const IsosurfaceOptions& opti
   return mesh;
 }
 
+/// One rank's part of extractIsosurfaceAcrossRanks (src/mesh/
+/// distributed_isosurface.cpp): the extended point planes it owns for grid
+/// planes [own_begin, own_end) of a volume `depth` deep, counted on
+/// construction; mesh(vertex_base) numbers its vertices from vertex_base (the
+/// vertices of the slabs before it) and writes its vertices and triangles in
+/// the single-process order, so the parts of all slabs, concatenated, are
+/// extractIsosurface's mesh.
+class IsoSlab {
+ public:
+  IsoSlab(const VolumeView& window, uint64_t window_first, uint64_t depth, uint64_t own_begin, uint64_t own_end,
+          const IsosurfaceOptions& options);
+  uint64_t vertices() const { return plane_vertices_.back(); }
+  uint64_t triangles() const { return plane_triangles_.back(); }
+  TriangleMesh mesh(uint64_t vertex_base) const;
+
+ private:
+  IsoVolume iso_;
+  int64_t begin_ = 0, end_ = 0;  // extended point planes owned
+  std::vector<uint64_t> plane_vertices_, plane_triangles_;  // prefix sums over the owned planes
+};
+
 /// The cpu stage (src/mesh/cpu/isosurface.cpp): planes in slabs over the cpu executor.
 TriangleMesh extractIsosurfaceCpu(const VolumeView& volume, const IsosurfaceOptions& options, int threads);
 
