@@ -95,6 +95,9 @@ void broadcast(std::vector<uint8_t>& bytes, int root = 0);
 /// one, in rank order, with the per-rank offsets in `received_offsets`.
 std::vector<uint8_t> allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets,
                               std::vector<uint64_t>& received_offsets);
+/// The same into `received` (resized; its capacity is reused between calls).
+void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, std::vector<uint8_t>& received,
+              std::vector<uint64_t>& received_offsets);
 
 /// Collective: rank 0, then 1, ..., runs `step` on `state` in turn, each
 /// starting from the state the previous rank left; the final state on every

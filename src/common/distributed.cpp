@@ -115,20 +115,26 @@ void broadcast(std::vector<uint8_t>& bytes, int root) {
 #endif
 }
 
-std::vector<uint8_t> allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets,
-                              std::vector<uint64_t>& received_offsets) {
+void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, std::vector<uint8_t>& received,
+              std::vector<uint64_t>& received_offsets) {
   if (offsets.size() != size_t(g_size) + 1 || offsets.back() > send.size())
     throw Error("distributed::allToAll: offsets do not match the ranks and the buffer", ExitCode::kUsage);
   if (!g_active) {
     received_offsets = {0, offsets[1] - offsets[0]};
-    return {send.begin() + int64_t(offsets[0]), send.begin() + int64_t(offsets[1])};
+    received.assign(send.begin() + int64_t(offsets[0]), send.begin() + int64_t(offsets[1]));
+    return;
   }
 #if PROCGEN_HAVE_MPI
   checkpoint();
-  return mpi::allToAll(send, offsets, received_offsets);
-#else
-  return {};
+  mpi::allToAll(send, offsets, received, received_offsets);
 #endif
+}
+
+std::vector<uint8_t> allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets,
+                              std::vector<uint64_t>& received_offsets) {
+  std::vector<uint8_t> received;
+  allToAll(send, offsets, received, received_offsets);
+  return received;
 }
 
 void chain(std::vector<uint8_t>& state, const std::function<void(std::vector<uint8_t>&)>& step) {

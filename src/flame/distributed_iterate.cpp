@@ -25,14 +25,13 @@
 
 namespace procgen::flame {
 
-UnitStats runUnitsSerial(const ChaosGame& game, uint64_t first, uint64_t count, std::vector<PlotRecord>& records) {
+UnitStats runUnitsSerial(const ChaosGame& game, uint64_t first, uint64_t count, UnitWorkspace& workspace,
+                         std::vector<PlotRecord>& records) {
   struct Append final : RecordSink {
     std::vector<PlotRecord>& out;
     explicit Append(std::vector<PlotRecord>& o) : out(o) {}
     void take(const PlotRecord* r, uint64_t n) override { out.insert(out.end(), r, r + n); }
   } sink(records);
-  UnitWorkspace workspace;
-  game.prepareWorkspace(workspace);
   UnitStats total;
   for (uint64_t u = first; u < first + count; ++u) {
     const UnitStats s = game.runUnit(u, workspace, sink);
@@ -52,6 +51,7 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
                                        const Execution& execution) {
   const int ranks = distributed::size(), me = distributed::rank();
   if (ranks == 1) return iterateFlame(genome, options, execution);
+  if (ranks > 65535) throw Error("flame: at most 65535 MPI ranks", ExitCode::kUsage);
   if (execution.backend == Backend::kOpenCL)
     throw Error("flame: one image over several MPI ranks runs on --backend serial or cpu (the opencl iteration is "
                 "not split over ranks); a genome file with several flames spreads whole images over the ranks on "
@@ -73,13 +73,12 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
   std::vector<uint64_t> band_start(size_t(ranks) + 1);
   for (int d = 0; d < ranks; ++d) band_start[size_t(d) + 1] = distributed::blockOf(cells, d, ranks).end;
   const distributed::Block mine = distributed::blockOf(cells, me, ranks);
-  // A round: enough units for every thread of every rank, and about two
-  // records per cell as on one process (at most ~2^24 records a rank).
+  // A round: about 2^22 records (4 presorted units) per rank and at least a
+  // unit per thread, so that the ranks meet every ~0.2 s of iteration.
   const uint64_t per_unit = game.maxUnitSamples();
-  uint64_t round_units = std::max<uint64_t>(uint64_t(ranks) * uint64_t(threads),
-                                            std::max<uint64_t>(uint64_t{1} << 21, 2 * cells) / per_unit);
-  round_units = std::min(round_units, std::max<uint64_t>(uint64_t(ranks), (uint64_t{1} << 24) * ranks / per_unit));
-  round_units = std::min(round_units, units);
+  const uint64_t units_per_rank =
+      std::max<uint64_t>(uint64_t(threads), ((uint64_t{1} << 22) + per_unit - 1) / per_unit);
+  const uint64_t round_units = std::min(units, units_per_rank * uint64_t(ranks));
   const uint64_t band_bytes = (mine.end - mine.begin) * sizeof(FlameBucket);
   const uint64_t round_bytes = 3 * ((round_units + ranks - 1) / ranks) * per_unit * sizeof(flame::PlotRecord);
   requireMemory("flame iteration", game.workspaceBytes() * uint64_t(threads) + game.tableBytes() + round_bytes,
@@ -87,7 +86,11 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
 
   std::vector<FlameBucket> band(mine.end - mine.begin);
   std::vector<flame::PlotRecord> records, sorted;
-  std::vector<uint64_t> offsets(size_t(ranks) + 1), received_offsets;
+  std::vector<uint64_t> offsets(size_t(ranks) + 1), byte_offsets(size_t(ranks) + 1), received_offsets, cursor;
+  std::vector<uint16_t> owners;  // per record of the round
+  flame::UnitWorkspace workspace;  // the serial backend's
+  if (execution.backend == Backend::kSerial) game.prepareWorkspace(workspace);
+  std::vector<uint8_t> received;
   uint64_t totals[3] = {0, 0, 0};  // samples, bad values, iterations (integers)
   for (uint64_t first = 0; first < units; first += round_units) {
     const uint64_t count = std::min(round_units, units - first);
@@ -95,37 +98,42 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
     records.clear();
     const flame::UnitStats stats = detail::dispatch(
         execution, "iterateFlameAcrossRanks",
-        [&] { return flame::runUnitsSerial(game, first + block.begin, block.end - block.begin, records); },
+        [&] { return flame::runUnitsSerial(game, first + block.begin, block.end - block.begin, workspace, records); },
         [&] { return flame::runUnitsCpu(game, first + block.begin, block.end - block.begin, records, execution); },
         [&] { return flame::UnitStats{}; });
     totals[0] += stats.samples;
     totals[1] += stats.bad_values;
     totals[2] += static_cast<uint64_t>(stats.iterations);
     // Stable partition by owner; cells made relative to the owner's band.
+    // Bands are blockOf(cells): the first `long_bands` hold one cell more.
     std::fill(offsets.begin(), offsets.end(), 0);
-    auto owner = [&](uint32_t cell) {
-      return static_cast<size_t>(std::upper_bound(band_start.begin() + 1, band_start.end(), uint64_t(cell)) -
-                                 (band_start.begin() + 1));
+    const uint32_t short_band = static_cast<uint32_t>(cells / uint64_t(ranks)),
+                   long_bands = static_cast<uint32_t>(cells % uint64_t(ranks));
+    const uint32_t long_cells = long_bands * (short_band + 1);
+    auto owner = [&](uint32_t cell) -> uint32_t {
+      return cell < long_cells ? cell / (short_band + 1) : long_bands + (cell - long_cells) / short_band;
     };
-    for (const flame::PlotRecord& r : records) ++offsets[owner(r.cell) + 1];
+    owners.resize(records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      owners[i] = static_cast<uint16_t>(owner(records[i].cell));
+      ++offsets[owners[i] + 1];
+    }
     for (int d = 0; d < ranks; ++d) offsets[size_t(d) + 1] += offsets[size_t(d)];
-    std::vector<uint64_t> cursor(offsets.begin(), offsets.end() - 1);
+    cursor.assign(offsets.begin(), offsets.end() - 1);
     sorted.resize(records.size());
-    for (const flame::PlotRecord& r : records) {
-      const size_t d = owner(r.cell);
-      flame::PlotRecord local = r;
-      local.cell = static_cast<uint32_t>(r.cell - band_start[d]);
+    for (size_t i = 0; i < records.size(); ++i) {
+      const uint16_t d = owners[i];
+      flame::PlotRecord local = records[i];
+      local.cell = static_cast<uint32_t>(local.cell - band_start[d]);
       sorted[cursor[d]++] = local;
     }
-    std::vector<uint64_t> byte_offsets(offsets.size());
     for (size_t d = 0; d < offsets.size(); ++d) byte_offsets[d] = offsets[d] * sizeof(flame::PlotRecord);
-    const std::vector<uint8_t> received = distributed::allToAll(
-        {reinterpret_cast<const uint8_t*>(sorted.data()), sorted.size() * sizeof(flame::PlotRecord)}, byte_offsets,
-        received_offsets);
+    distributed::allToAll({reinterpret_cast<const uint8_t*>(sorted.data()), sorted.size() * sizeof(flame::PlotRecord)},
+                          byte_offsets, received, received_offsets);
     // Rank order is unit order: the serial stage's order for every bucket.
-    std::vector<flame::PlotRecord> incoming(received.size() / sizeof(flame::PlotRecord));
-    std::copy(received.begin(), received.end(), reinterpret_cast<uint8_t*>(incoming.data()));
-    game.accumulate(incoming.data(), incoming.size(), band.data());
+    // (The received bytes are PlotRecords; operator new's alignment suffices.)
+    game.accumulate(reinterpret_cast<const flame::PlotRecord*>(received.data()),
+                    received.size() / sizeof(flame::PlotRecord), band.data());
     if (options.progress && me == 0) options.progress(static_cast<double>(first + count) / static_cast<double>(units));
   }
   distributed::allReduce(std::span<uint64_t>(totals, 3), distributed::ReduceOp::kSum);

@@ -16,9 +16,11 @@ FlameHistogram iterateCpu(const ChaosProgram& program, const FlameHistogramLayou
 /// records appended to `records` in unit order; for the iteration over MPI
 /// ranks (src/flame/distributed_iterate.cpp). Sums of the units' stats.
 struct UnitStats;
+struct UnitWorkspace;
 class ChaosGame;
 struct PlotRecord;
-UnitStats runUnitsSerial(const ChaosGame& game, uint64_t first, uint64_t count, std::vector<PlotRecord>& records);
+UnitStats runUnitsSerial(const ChaosGame& game, uint64_t first, uint64_t count, UnitWorkspace& workspace,
+                         std::vector<PlotRecord>& records);
 UnitStats runUnitsCpu(const ChaosGame& game, uint64_t first, uint64_t count, std::vector<PlotRecord>& records,
                       const Execution& execution);
 

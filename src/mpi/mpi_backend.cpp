@@ -7,6 +7,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
+#include <climits>
+#include <thread>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -88,8 +91,18 @@ std::string libraryVersion() {
 }
 
 int agree(int local_code) {
+  // Ranks that arrive early wait here for the slowest. Open MPI's blocking
+  // collectives poll the whole time, which takes a core from the ranks still
+  // working when ranks share cores (--oversubscribe, a loaded node); a
+  // non-blocking allreduce tested every 50 µs sleeps instead.
   int agreed = 0;
-  MPI_Allreduce(&local_code, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Request request;
+  MPI_Iallreduce(&local_code, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
   return agreed;
 }
 
@@ -137,17 +150,32 @@ void broadcast(std::vector<uint8_t>& bytes, int root) {
     MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(kPiece, n - at)), MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
-std::vector<uint8_t> allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets,
-                              std::vector<uint64_t>& received_offsets) {
+void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, std::vector<uint8_t>& received,
+              std::vector<uint64_t>& received_offsets) {
   const int ranks = sizeOf();
   std::vector<uint64_t> send_counts(static_cast<size_t>(ranks)), recv_counts(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) send_counts[size_t(r)] = offsets[size_t(r) + 1] - offsets[size_t(r)];
   MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   received_offsets.assign(size_t(ranks) + 1, 0);
   for (int r = 0; r < ranks; ++r) received_offsets[size_t(r) + 1] = received_offsets[size_t(r)] + recv_counts[size_t(r)];
-  std::vector<uint8_t> received(received_offsets.back());
-  // Rounds of at most kPiece bytes per pair, so that every count and
-  // displacement fits MPI's int; every rank takes part in every round.
+  received.resize(received_offsets.back());
+  // One exchange when every count and displacement fits MPI's int.
+  int fits = offsets[size_t(ranks)] <= uint64_t(INT_MAX) && received_offsets.back() <= uint64_t(INT_MAX) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (fits) {
+    const size_t n = static_cast<size_t>(ranks);
+    std::vector<int> sc(n), sd(n), rc(n), rd(n);
+    for (size_t r = 0; r < n; ++r) {
+      sc[r] = int(send_counts[r]);
+      sd[r] = int(offsets[r]);
+      rc[r] = int(recv_counts[r]);
+      rd[r] = int(received_offsets[r]);
+    }
+    MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, received.data(), rc.data(), rd.data(), MPI_BYTE,
+                  MPI_COMM_WORLD);
+    return;
+  }
+  // Otherwise rounds of at most kPiece bytes per pair; every rank takes part in every round.
   uint64_t longest = 0;
   for (int r = 0; r < ranks; ++r) longest = std::max({longest, send_counts[size_t(r)], recv_counts[size_t(r)]});
   MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
@@ -177,7 +205,6 @@ std::vector<uint8_t> allToAll(std::span<const uint8_t> send, std::span<const uin
       std::copy_n(recv_piece.data() + rd[size_t(r)], rc[size_t(r)], received.data() + received_offsets[size_t(r)] + at);
     if (longest == 0) break;
   }
-  return received;
 }
 
 int writeAtAll(const std::string& path, uint64_t offset, std::span<const uint8_t> bytes, std::string& message) {

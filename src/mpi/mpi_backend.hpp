@@ -25,8 +25,8 @@ void barrier();
 void allReduce(void* values, uint64_t count, int type, ReduceOp op);  // type: 0 double, 1 float, 2 u64, 3 u8
 std::vector<uint8_t> gather(std::span<const uint8_t> bytes, int root, std::vector<uint64_t>* counts);
 void broadcast(std::vector<uint8_t>& bytes, int root);
-std::vector<uint8_t> allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets,
-                              std::vector<uint64_t>& received_offsets);
+void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, std::vector<uint8_t>& received,
+              std::vector<uint64_t>& received_offsets);
 /// MPI-IO: opens `path` (already created) on every rank, writes at `offset`, closes; returns 0 or an MPI error class.
 int writeAtAll(const std::string& path, uint64_t offset, std::span<const uint8_t> bytes, std::string& message);
 
