@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "cli.hpp"
 #include "procgen/distributed.hpp"
@@ -97,6 +98,24 @@ int reportError(const std::exception_ptr& failure) {
   }
 }
 
+/// Under mpirun, the commands that split their work over the ranks run on
+/// every rank (docs/scaling.md); the others run on rank 0 alone, as in one
+/// process, while the other ranks wait at the final agreement.
+bool runsOnThisRank(CLI::App& app, int argc, char** argv) {
+  if (procgen::distributed::size() == 1 || procgen::distributed::isRoot()) return true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    if (word == "flame" || word == "flam3-render" || word == "noise") return true;
+    try {
+      app.get_subcommand(word);
+      return false;  // another command: rank 0's alone
+    } catch (const CLI::OptionNotFound&) {
+    }
+  }
+  return true;  // no command named: every rank reports the usage error alike
+}
+
 }  // namespace
 
 int runCommand(int argc, char** argv);
@@ -135,7 +154,7 @@ int runCommand(int argc, char** argv) {
     // removes the run's finished temporaries (procgen/output.hpp). Under
     // mpirun, only when every rank succeeded.
     OutputTransaction run_outputs;
-    app.parse(argc, argv);
+    if (runsOnThisRank(app, argc, argv)) app.parse(argc, argv);
     distributed::checkpoint();
     agreed = true;
     run_outputs.commit();
