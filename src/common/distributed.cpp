@@ -4,6 +4,8 @@
 #include "procgen/distributed.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "procgen/output.hpp"
@@ -31,6 +33,13 @@ void reduce(std::span<T> values, ReduceOp op, int type) {
 void initialize(int* argc, char*** argv) {
 #if PROCGEN_HAVE_MPI
   g_active = mpi::initialize(argc, argv, g_rank, g_size);
+#else
+  // Started by mpirun, but without MPI every process is a whole run: say so once.
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (size && std::atoi(size) > 1 && rank && std::atoi(rank) == 0)
+    std::fprintf(stderr, "warning: procgen was built without MPI (-DPROCGEN_MPI): each of the %s processes runs "
+                 "the whole command\n", size);
 #endif
 }
 
