@@ -36,6 +36,12 @@ endfunction()
 
 procgen_optional_package(PROCGEN_HAVE_TBB "${PROCGEN_WITH_TBB}" TBB CONFIG)
 procgen_optional_package(PROCGEN_HAVE_OPENCL "${PROCGEN_WITH_OPENCL}" OpenCL)
+# MPI (Debian's libopenmpi-dev): `mpirun -n R procgen ...` splits flames and
+# noise over R ranks (include/procgen/distributed.hpp, docs/scaling.md).
+procgen_optional_package(PROCGEN_HAVE_MPI "${PROCGEN_MPI}" MPI COMPONENTS C CXX)
+if(PROCGEN_HAVE_MPI)
+  find_program(PROCGEN_MPIEXEC NAMES mpirun mpiexec HINTS ${MPIEXEC_EXECUTABLE})
+endif()
 
 # OpenVDB (.vdb output), optional. Found by hand: Debian's FindOpenVDB.cmake also
 # demands Boost.Iostreams, Blosc and more that linking its shared library does

@@ -25,6 +25,7 @@ packages=(
   flam3-palette              # flam3-palettes.xml (palette=N in genomes) and test.flam3
   libflam3-dev               # optional: flam3's own genome parser, the reader test's reference
   libopenvdb-dev libboost-dev  # optional: .vdb volume output (the build switches it off when missing)
+  libopenmpi-dev openmpi-bin   # optional: mpirun -n R procgen ... (docs/scaling.md) and its tests
   clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
   chromium                   # the studio's browser tests (driven by playwright-core, headless)
 )

@@ -121,4 +121,21 @@ struct FlameRenderStats {
 FlameImage renderFlame(const FlameGenome& genome, const FlameRenderOptions& options,
                        const Execution& execution, FlameRenderStats* stats = nullptr);
 
+/// iterateFlame over the ranks of an MPI job (procgen/distributed.hpp):
+/// collective. Each round of work units is split into contiguous blocks over
+/// the ranks; every record goes to the rank owning its histogram band (an
+/// all-to-all), which adds them in unit order; the bands are gathered on rank
+/// 0. Rank 0's histogram is bit-identical to iterateFlame's on serial and
+/// cpu for every rank count; the other ranks get the layout and the totals
+/// with no buckets. Backends serial and cpu (opencl throws Error, kUsage).
+/// One rank: iterateFlame. Communication: 8 bytes per plotted point
+/// (docs/scaling.md). Throws as iterateFlame.
+FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRenderOptions& options,
+                                       const Execution& execution);
+
+/// renderFlame over the ranks: iterateFlameAcrossRanks, then the tone mapping
+/// on rank 0 (the image is empty on the other ranks); stats on every rank.
+FlameImage renderFlameAcrossRanks(const FlameGenome& genome, const FlameRenderOptions& options,
+                                  const Execution& execution, FlameRenderStats* stats = nullptr);
+
 }  // namespace procgen

@@ -4,6 +4,8 @@
 // per-vertex normals. io.hpp writes them (OBJ, PLY, glTF, a shaded PNG).
 #pragma once
 
+#include <utility>
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -70,6 +72,28 @@ struct IsosurfaceOptions {
 /// Complexity: two passes over the samples; memory O(mesh + threads × plane).
 TriangleMesh extractIsosurface(const VolumeView& volume, const IsosurfaceOptions& options,
                                const Execution& execution = {});
+
+/// extractIsosurface of a volume split into z-slabs over the ranks of an MPI
+/// job (procgen/distributed.hpp). Collective. This rank owns grid planes
+/// [own_begin, own_end) of a volume `depth` planes deep (the ranks' ranges
+/// in rank order, together [0, depth)); `window` holds planes
+/// [window_first, window_first + window.dims[2]) — the owned planes plus one
+/// below and two above where the volume has them (isosurfaceWindow), the
+/// samples the vertices and normals at the slab's borders read. Each rank
+/// meshes its planes with vertex ids offset by the vertex counts of the
+/// ranks before it, and rank 0 gathers the parts: the same mesh as
+/// extractIsosurface of the whole volume, bit for bit and in the same order.
+/// Other ranks get an empty mesh. One rank: extractIsosurface of the window.
+/// Throws as extractIsosurface (the size checks count the whole mesh).
+TriangleMesh extractIsosurfaceAcrossRanks(const VolumeView& window, uint64_t window_first, uint64_t depth,
+                                          uint64_t own_begin, uint64_t own_end, const IsosurfaceOptions& options,
+                                          const Execution& execution = {});
+
+/// The planes [first, last) extractIsosurfaceAcrossRanks needs for owned
+/// planes [own_begin, own_end) of a volume `depth` planes deep.
+inline std::pair<uint64_t, uint64_t> isosurfaceWindow(uint64_t own_begin, uint64_t own_end, uint64_t depth) {
+  return {own_begin == 0 ? 0 : own_begin - 1, own_end + 2 < depth ? own_end + 2 : depth};
+}
 
 struct HeightfieldOptions {
   double spacing = 1.0;       ///< world units between neighbouring samples (x and z)

@@ -110,6 +110,17 @@ NoiseRange generateNoise(const NoiseParams& params, const NoiseGrid& grid, std::
                          const Execution& execution,
                          NoiseEvaluation evaluation = NoiseEvaluation::kOptimized);
 
+/// The part [begin, end) along `axis` (0..3) of the grid — a slab of z-planes
+/// of a volume (axis 2), a band of rows of a 2D field (axis 1): fills out
+/// (its size: grid.points() / size[axis] · (end − begin), in the grid's
+/// order) with exactly the values generateNoise writes at those indices
+/// (coordinates and tile periods are the whole grid's), and returns their
+/// min/max. For splitting a grid over MPI ranks (procgen/distributed.hpp).
+/// Throws as generateNoise; Error (kUsage) for an empty or out-of-range slab.
+NoiseRange generateNoiseSlab(const NoiseParams& params, const NoiseGrid& grid, int axis, uint64_t begin,
+                             uint64_t end, std::span<float> out, const Execution& execution,
+                             NoiseEvaluation evaluation = NoiseEvaluation::kOptimized);
+
 /// One value at `point` (dims coordinates, plus time from params), scaled by
 /// frequency like grid points. With `gradient` non-null (Perlin and simplex,
 /// fractal sums included), writes d value / d point (unscaled coordinates, so

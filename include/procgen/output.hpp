@@ -78,6 +78,10 @@ class FileSink final : public ByteSink {
   void write(const void* data, size_t size) override;
   void finish() override;
   std::string name() const override { return path_; }
+  /// The file the bytes go to: the temporary, or `path` when written in
+  /// place. For a collective writer (procgen/distributed.hpp) whose other
+  /// processes write into the same file before finish().
+  std::string dataPath() const { return temp_path_.empty() ? path_ : temp_path_; }
 
  private:
   std::string path_;

@@ -118,18 +118,22 @@ void prepareMesh(std::vector<uint64_t>& vertex_offsets, std::vector<uint64_t>& t
   mesh.indices.resize(triangles * 3);
 }
 
-IsoVolume::IsoVolume(const VolumeView& v, const IsosurfaceOptions& o)
-    : v_(v), threshold_(o.threshold), shift_(o.close_boundary ? 1 : 0) {
-  for (int a = 0; a < 3; ++a) n_[size_t(a)] = int64_t(v.dims[size_t(a)]) + 2 * shift_;
+IsoVolume::IsoVolume(const VolumeView& v, const IsosurfaceOptions& o, uint64_t window_first, uint64_t depth)
+    : v_(v),
+      dims_{v.dims[0], v.dims[1], depth == 0 ? v.dims[2] : depth},
+      window_first_(int64_t(window_first)),
+      threshold_(o.threshold),
+      shift_(o.close_boundary ? 1 : 0) {
+  for (int a = 0; a < 3; ++a) n_[size_t(a)] = int64_t(dims_[size_t(a)]) + 2 * shift_;
 }
 
 float IsoVolume::sample(int64_t x, int64_t y, int64_t z, bool& real) const {
   x -= shift_;
   y -= shift_;
   z -= shift_;
-  real = x >= 0 && y >= 0 && z >= 0 && x < int64_t(v_.dims[0]) && y < int64_t(v_.dims[1]) && z < int64_t(v_.dims[2]);
+  real = x >= 0 && y >= 0 && z >= 0 && x < int64_t(dims_[0]) && y < int64_t(dims_[1]) && z < int64_t(dims_[2]);
   if (!real) return kOutside;
-  return v_.values[uint64_t(x) + v_.dims[0] * (uint64_t(y) + v_.dims[1] * uint64_t(z))];
+  return v_.values[uint64_t(x) + v_.dims[0] * (uint64_t(y) + v_.dims[1] * uint64_t(z - window_first_))];
 }
 
 uint8_t IsoVolume::cellMask(int64_t x, int64_t y, int64_t z) const {
@@ -143,7 +147,7 @@ Vec3 IsoVolume::gradient(int64_t gx, int64_t gy, int64_t gz) const {
   const int64_t g[3] = {gx, gy, gz};
   double d[3];
   for (int a = 0; a < 3; ++a) {
-    const int64_t n = int64_t(v_.dims[size_t(a)]);
+    const int64_t n = int64_t(dims_[size_t(a)]);
     if (n == 1) {
       d[a] = 0;
       continue;
@@ -152,7 +156,7 @@ Vec3 IsoVolume::gradient(int64_t gx, int64_t gy, int64_t gz) const {
     lo[a] = std::max<int64_t>(g[a] - 1, 0);
     hi[a] = std::min<int64_t>(g[a] + 1, n - 1);
     auto at = [&](const int64_t* p) {
-      return double(v_.values[uint64_t(p[0]) + v_.dims[0] * (uint64_t(p[1]) + v_.dims[1] * uint64_t(p[2]))]);
+      return double(v_.values[uint64_t(p[0]) + v_.dims[0] * (uint64_t(p[1]) + v_.dims[1] * uint64_t(p[2] - window_first_))]);
     };
     d[a] = (at(hi) - at(lo)) / (double(hi[a] - lo[a]) * v_.spacing[size_t(a)]);
   }
@@ -182,7 +186,7 @@ void IsoVolume::vertex(int64_t x, int64_t y, int64_t z, int dir, Vec3& position,
     double n[3];
     for (int a = 0; a < 3; ++a) {
       const int64_t g = w[a] - shift_;
-      n[a] = g < 0 ? -1.0 : g >= int64_t(v_.dims[size_t(a)]) ? 1.0 : 0.0;
+      n[a] = g < 0 ? -1.0 : g >= int64_t(dims_[size_t(a)]) ? 1.0 : 0.0;
     }
     normal = normalized(n[0], n[1], n[2], ok);
   } else {
@@ -218,7 +222,7 @@ void IsoVolume::countPlane(int64_t z, uint64_t& vertices, uint64_t& triangles) c
   triangles = nt;
 }
 
-void IsoVolume::numberPlane(int64_t z, uint32_t first, uint32_t* ids, TriangleMesh* mesh) const {
+void IsoVolume::numberPlane(int64_t z, uint32_t first, uint32_t* ids, TriangleMesh* mesh, uint32_t stored_from) const {
   uint32_t next = first;
   for (int64_t y = 0; y < n_[1]; ++y)
     for (int64_t x = 0; x < n_[0]; ++x) {
@@ -229,7 +233,7 @@ void IsoVolume::numberPlane(int64_t z, uint32_t first, uint32_t* ids, TriangleMe
         if (qx >= n_[0] || qy >= n_[1] || qz >= n_[2]) continue;
         if (inside(qx, qy, qz) == in) continue;
         cell[d - 1] = next;
-        if (mesh) vertex(x, y, z, d, mesh->positions[next], mesh->normals[next]);
+        if (mesh) vertex(x, y, z, d, mesh->positions[next - stored_from], mesh->normals[next - stored_from]);
         ++next;
       }
     }

@@ -46,10 +46,13 @@ struct TetTable {
 const TetTable& tetTable();
 
 /// The volume as the extractor sees it: when the boundary is closed, one
-/// virtual layer of outside samples around the real ones.
+/// virtual layer of outside samples around the real ones. `v` may hold only
+/// the z-planes [window_first, window_first + v.dims[2]) of a volume `depth`
+/// planes deep (a slab of an MPI rank); planes and borders are the whole
+/// volume's, and only samples inside the window are read.
 class IsoVolume {
  public:
-  IsoVolume(const VolumeView& v, const IsosurfaceOptions& o);
+  IsoVolume(const VolumeView& v, const IsosurfaceOptions& o, uint64_t window_first = 0, uint64_t depth = 0);
 
   int64_t nx() const { return n_[0]; }
   int64_t ny() const { return n_[1]; }
@@ -60,8 +63,9 @@ class IsoVolume {
 
   /// Ids of the crossed edges owned by point plane z, numbered from `first`
   /// in output order, into ids (7 per point). With `mesh`, also writes the
-  /// vertices' positions and normals at those ids.
-  void numberPlane(int64_t z, uint32_t first, uint32_t* ids, TriangleMesh* mesh) const;
+  /// vertices' positions and normals at those ids (minus `stored_from`: a
+  /// mesh holding the vertices from that id on).
+  void numberPlane(int64_t z, uint32_t first, uint32_t* ids, TriangleMesh* mesh, uint32_t stored_from = 0) const;
 
   /// Writes the triangles of cell plane z at triangle index `first`, given
   /// the ids of point planes z and z + 1.
@@ -82,6 +86,8 @@ class IsoVolume {
   void vertex(int64_t x, int64_t y, int64_t z, int dir, Vec3& position, Vec3& normal) const;
 
   VolumeView v_;
+  std::array<uint64_t, 3> dims_;  // the whole volume's
+  int64_t window_first_;          // grid z of v_'s first plane
   float threshold_;
   int64_t shift_;  // 1 when closed: extended index = grid index + 1
   std::array<int64_t, 3> n_;
@@ -123,6 +129,27 @@ TriangleMesh extractWith(const VolumeView& volume, const IsosurfaceOptions& opti
   });
   return mesh;
 }
+
+/// One rank's part of extractIsosurfaceAcrossRanks (src/mesh/
+/// distributed_isosurface.cpp): the extended point planes it owns for grid
+/// planes [own_begin, own_end) of a volume `depth` deep, counted on
+/// construction; mesh(vertex_base) numbers its vertices from vertex_base (the
+/// vertices of the slabs before it) and writes its vertices and triangles in
+/// the single-process order, so the parts of all slabs, concatenated, are
+/// extractIsosurface's mesh.
+class IsoSlab {
+ public:
+  IsoSlab(const VolumeView& window, uint64_t window_first, uint64_t depth, uint64_t own_begin, uint64_t own_end,
+          const IsosurfaceOptions& options);
+  uint64_t vertices() const { return plane_vertices_.back(); }
+  uint64_t triangles() const { return plane_triangles_.back(); }
+  TriangleMesh mesh(uint64_t vertex_base) const;
+
+ private:
+  IsoVolume iso_;
+  int64_t begin_ = 0, end_ = 0;  // extended point planes owned
+  std::vector<uint64_t> plane_vertices_, plane_triangles_;  // prefix sums over the owned planes
+};
 
 /// The cpu stage (src/mesh/cpu/isosurface.cpp): planes in slabs over the cpu executor.
 TriangleMesh extractIsosurfaceCpu(const VolumeView& volume, const IsosurfaceOptions& options, int threads);

@@ -222,13 +222,10 @@ LatticeTables makeLatticeTables(const NoiseSetup& setup) {
 
 }  // namespace detail
 
-NoiseRange generateNoise(const NoiseParams& params, const NoiseGrid& grid, std::span<float> out,
-                         const Execution& execution, NoiseEvaluation evaluation) {
-  validateNoise(params, &grid);
-  if (out.size() != grid.points())
-    fail("output holds " + std::to_string(out.size()) + " floats, the grid has " + std::to_string(grid.points()) +
-         " points");
-  const detail::NoiseSetup setup = detail::makeNoiseSetup(params, &grid);
+namespace {
+
+NoiseRange runGrid(const detail::NoiseSetup& setup, std::span<float> out, const Execution& execution,
+                   NoiseEvaluation evaluation) {
   const bool naive = evaluation == NoiseEvaluation::kNaive;
   return detail::dispatch(
       execution, "generateNoise",
@@ -241,6 +238,31 @@ NoiseRange generateNoise(const NoiseParams& params, const NoiseGrid& grid, std::
         return naive ? detail::openclNaiveGrid(setup, out, execution.device)
                      : detail::openclOptimizedGrid(setup, out, execution.device);
       });
+}
+
+}  // namespace
+
+NoiseRange generateNoise(const NoiseParams& params, const NoiseGrid& grid, std::span<float> out,
+                         const Execution& execution, NoiseEvaluation evaluation) {
+  return generateNoiseSlab(params, grid, 0, 0, grid.size[0], out, execution, evaluation);
+}
+
+NoiseRange generateNoiseSlab(const NoiseParams& params, const NoiseGrid& grid, int axis, uint64_t begin,
+                             uint64_t end, std::span<float> out, const Execution& execution,
+                             NoiseEvaluation evaluation) {
+  validateNoise(params, &grid);
+  if (axis < 0 || axis > 3 || begin >= end || end > grid.size[size_t(axis)])
+    fail("slab [" + std::to_string(begin) + ", " + std::to_string(end) + ") is not a non-empty part of axis " +
+         std::to_string(axis));
+  const uint64_t points = grid.points() / grid.size[size_t(axis)] * (end - begin);
+  if (out.size() != points)
+    fail("output holds " + std::to_string(out.size()) + " floats, the slab has " + std::to_string(points) + " points");
+  // The setup of the whole grid (its tile periods), restricted to the slab:
+  // coordinates are origin + step·(begin + i), the whole grid's bits.
+  detail::NoiseSetup setup = detail::makeNoiseSetup(params, &grid);
+  setup.size[size_t(axis)] = end - begin;
+  setup.first[size_t(axis)] = begin;
+  return runGrid(setup, out, execution, evaluation);
 }
 
 float noiseAt(const NoiseParams& params, std::span<const double> point, std::span<float> gradient) {

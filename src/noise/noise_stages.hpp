@@ -37,13 +37,16 @@ struct NoiseSetup {
   std::array<uint64_t, 4> size{1, 1, 1, 1};
   std::array<double, 4> origin{0, 0, 0, 0};
   double step = 1.0;
+  /// Index of the first point along each axis: a slab of a larger grid
+  /// (generateNoiseSlab) keeps that grid's coordinates.
+  std::array<uint64_t, 4> first{0, 0, 0, 0};
 
   uint64_t points() const { return size[0] * size[1] * size[2] * size[3]; }
   /// Rows of size[0] points: y, z, w combined.
   uint64_t rows() const { return size[1] * size[2] * size[3]; }
   /// The field coordinate of grid index `index` along lattice axis `axis`.
   double fieldCoordinate(int axis, uint64_t index) const {
-    return origin[axis] + step * static_cast<double>(index);
+    return origin[axis] + step * static_cast<double>(first[axis] + index);
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include "cli.hpp"
 #include "output_options.hpp"
+#include "procgen/distributed.hpp"
 #include "procgen/opencl.hpp"
 
 namespace procgen::cli {
@@ -38,7 +39,9 @@ void setupDevices(CLI::App& app) {
           << "      local memory:    " << (d.local_memory >> 10) << " KiB\n"
           << "      max work-group:  " << d.max_work_group << "\n";
     }
-    out << "(* = the device --backend opencl uses by default)\n";
+    out << "(* = the device --backend opencl uses by default)\n"
+        << "MPI: " << (distributed::built() ? distributed::libraryVersion() + " (mpirun -n R procgen ...)" : "not built")
+        << "\n";
     writeOutput("-", out.str());
   });
 }

@@ -32,6 +32,7 @@
 #include "lsystem_options.hpp"  // addMemoryBudgetOption
 #include "output_options.hpp"
 #include "procgen/budget.hpp"
+#include "procgen/distributed.hpp"
 #include "procgen/flame.hpp"
 #include "procgen/flame_render.hpp"
 #include "procgen/image.hpp"
@@ -164,11 +165,18 @@ void writeFlamePng(const FlameImage& image, const std::string& path, int level) 
   encodePng(view, *sink, png);
 }
 
+/// Renders the targets. Under mpirun (procgen/distributed.hpp) several
+/// targets are spread over the ranks (target k on rank k mod R, each rank
+/// writing its own images); one target is rendered by all ranks together
+/// (renderFlameAcrossRanks) and written by rank 0. Totals are the job's.
 FlameTotals renderFlames(FlameRun& run) {
   checkLayouts(run);
+  const int ranks = distributed::size(), me = distributed::rank();
+  const bool spread = ranks > 1 && run.targets.size() > 1;
   FlameTotals totals;
-  ProgressBar bar(run.progress, run.start);
+  ProgressBar bar(run.progress && me == 0, run.start);
   for (size_t k = 0; k < run.targets.size(); ++k) {
+    if (spread && static_cast<int>(k % size_t(ranks)) != me) continue;
     const FlameTarget& t = run.targets[k];
     if (run.before) run.before(t, k);
     FlameRenderOptions options = run.options;
@@ -180,24 +188,36 @@ FlameTotals renderFlames(FlameRun& run) {
     FlameRenderStats stats;
     FlameImage image;
     try {
-      image = renderFlame(*t.genome, options, run.execution, &stats);
+      image = spread ? renderFlame(*t.genome, options, run.execution, &stats)
+                     : renderFlameAcrossRanks(*t.genome, options, run.execution, &stats);
     } catch (const ResourceError& e) {  // the tone-mapping buffers, beside the histogram
       bar.clear();
       throw flameGenomeError(run.file, run.text, *t.genome, t.index, e.what());
     }
     bar.clear();
-    writeFlamePng(image, t.path, run.png_level);
-    if (totals.flames == 0) {
+    const bool writes = spread || me == 0;
+    if (writes) writeFlamePng(image, t.path, run.png_level);
+    if (k == 0) {
       totals.width = image.width;
       totals.height = image.height;
     }
-    ++totals.flames;
-    totals.samples += stats.samples;
-    totals.bad_values += stats.bad_values;
-    totals.iter_ms += stats.iter_ms;
-    totals.filter_ms += stats.filter_ms;
-    if (run.after) run.after(t, k);
+    if (writes) ++totals.flames;
+    totals.samples += writes ? stats.samples : 0;
+    totals.bad_values += writes ? stats.bad_values : 0;
+    totals.iter_ms += writes ? stats.iter_ms : 0;
+    totals.filter_ms += writes ? stats.filter_ms : 0;
+    if (run.after && writes) run.after(t, k);
   }
+  // The job's totals on rank 0 (sums over the ranks' images; rank 0 drew the first).
+  uint64_t counts[3] = {totals.flames, totals.samples, totals.bad_values};
+  double times[2] = {totals.iter_ms, totals.filter_ms};
+  distributed::allReduce(std::span<uint64_t>(counts, 3), distributed::ReduceOp::kSum);
+  distributed::allReduce(std::span<double>(times, 2), distributed::ReduceOp::kSum);
+  totals.flames = counts[0];
+  totals.samples = counts[1];
+  totals.bad_values = counts[2];
+  totals.iter_ms = times[0];
+  totals.filter_ms = times[1];
   totals.total_ms = msSince(run.start);
   return totals;
 }
@@ -302,6 +322,7 @@ void runFlame(FlameArgs& a) {
   }
 
   const FlameTotals totals = renderFlames(run);
+  if (!distributed::isRoot()) return;  // rank 0 reports the job
 
   if (!a.outputs.stats_json.empty()) {
     Json j;
@@ -316,6 +337,7 @@ void runFlame(FlameArgs& a) {
     j["bad_values"] = totals.bad_values;
     j["backend"] = std::string(backendName(run.execution.backend));
     j["threads"] = effectiveThreads(run.execution);
+    if (distributed::active()) j["ranks"] = distributed::size();
     a.outputs.writeStats(j);
   }
   if (!a.quiet) {
@@ -585,7 +607,7 @@ void runFlam3Render(const std::vector<std::string>& arguments) {
     };
   }
   const FlameTotals totals = renderFlames(run);
-  if (verbose && totals.flames > 1)
+  if (verbose && totals.flames > 1 && distributed::isRoot())
     std::fprintf(stderr, "total time = %.1f seconds\n", totals.total_ms / 1e3);
 }
 

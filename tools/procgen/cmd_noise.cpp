@@ -5,7 +5,11 @@
 // meshes and shaded renders (procgen/mesh.hpp). `--at` prints one value.
 // The options and all their checks are in noise_options.cpp: every bad input
 // fails there, before the grid is allocated and before any file is written.
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstring>
+#include <tuple>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -16,6 +20,7 @@
 #include "noise_options.hpp"
 #include "output_options.hpp"
 #include "procgen/budget.hpp"
+#include "procgen/distributed.hpp"
 #include "procgen/io.hpp"
 #include "procgen/memory.hpp"
 #include "procgen/mesh.hpp"
@@ -26,14 +31,6 @@ namespace {
 std::string shortest(float v) {
   char buf[32];
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
-
-/// FNV-1a (64-bit) of the float32 output bytes: the "checksum" of the stats.
-uint64_t fieldChecksum(std::span<const float> values) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
-  for (size_t i = 0; i < values.size_bytes(); ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
-  return h;
 }
 
 void printPoint(const NoiseJob& job) {
@@ -89,19 +86,56 @@ Json noiseJson(const NoiseJob& job, const NoiseRange& range) {
   return j;
 }
 
+/// The statistics of the whole field that the raw sidecar reports, from
+/// every rank's slab (procgen/distributed.hpp; one rank: its own values).
+struct FieldSummary {
+  float finite_min = INFINITY, finite_max = -INFINITY;
+  uint64_t non_finite = 0;
+};
+
+FieldSummary summarize(std::span<const float> slab) {
+  FieldSummary s;
+  for (float v : slab) {
+    if (!std::isfinite(v)) {
+      ++s.non_finite;
+      continue;
+    }
+    s.finite_min = std::min(s.finite_min, v);
+    s.finite_max = std::max(s.finite_max, v);
+  }
+  float lo[1] = {s.finite_min}, hi[1] = {s.finite_max};
+  uint64_t count[1] = {s.non_finite};
+  distributed::allReduce(std::span<float>(lo, 1), distributed::ReduceOp::kMin);
+  distributed::allReduce(std::span<float>(hi, 1), distributed::ReduceOp::kMax);
+  distributed::allReduce(std::span<uint64_t>(count, 1), distributed::ReduceOp::kSum);
+  return {lo[0], hi[0], count[0]};
+}
+
 /// OUT.raw, its sidecar OUT.json (volume.hpp's, plus "noise": the field's
 /// parameters and the 4D size) and, up to 3D, a NRRD header OUT.nhdr.
-void writeRaw(const std::string& path, const NoiseJob& job, std::span<const float> values, const NoiseRange& range) {
+/// Collective: each rank writes its slab (values of the points from
+/// `first_point` on) at its offset into the one raw file (MPI-IO); rank 0
+/// writes the sidecars.
+void writeRaw(const std::string& path, const NoiseJob& job, std::span<const float> slab, uint64_t first_point,
+              const NoiseRange& range) {
   const auto& s = job.grid.size;
-  VolumeView view{values.data(), {s[0], s[1], s[2] * s[3]}, {job.grid.step, job.grid.step, job.grid.step},
+  VolumeView view{slab.data(), {s[0], s[1], s[2] * s[3]}, {job.grid.step, job.grid.step, job.grid.step},
                   {job.grid.origin[0], job.grid.origin[1], job.grid.origin[2]}};
   const std::filesystem::path raw = withExtension(path, ".raw");
   const std::string raw_name = raw.filename().string();
-  {
-    std::unique_ptr<ByteSink> sink = openOutput(raw.string());
-    writeVolumeRaw(view, *sink);
-  }
-  Json sidecar = Json::parse(volumeJson(view, raw_name));
+  distributed::writeFileAtOffsets(raw.string(), first_point * sizeof(float),
+                                  {reinterpret_cast<const uint8_t*>(slab.data()), slab.size_bytes()},
+                                  job.grid.points() * sizeof(float));
+  const FieldSummary summary = summarize(slab);
+  if (!distributed::isRoot()) return;
+  // volumeJson of the whole volume: its keys from one slab, the statistics from all.
+  VolumeView part = view;
+  part.dims = {1, 1, 1};
+  Json sidecar = Json::parse(volumeJson(part, raw_name));
+  sidecar["dims"] = view.dims;
+  if (summary.finite_min <= summary.finite_max) sidecar["value_range"] = {summary.finite_min, summary.finite_max};
+  else sidecar["value_range"] = nullptr;
+  sidecar["non_finite_values"] = summary.non_finite;
   sidecar["noise"] = noiseJson(job, range);
   writeOutput(withExtension(path, ".json").string(), formatJson(sidecar));
   if (job.params.dims <= 3) writeOutput(withExtension(path, ".nhdr").string(), volumeNrrdHeader(view, raw_name));
@@ -134,46 +168,138 @@ void writeImage(const std::string& path, const NoiseJob& job, std::span<const fl
   writePng(image.view(), path, png);
 }
 
+/// The part of the grid one rank generates: the slab it owns along the
+/// slowest axis, and the window around it that its iso-surface reads.
+struct NoiseSlab {
+  int axis = 0;
+  uint64_t depth = 1;              ///< planes along the axis
+  distributed::Block own, window;  ///< planes owned, planes generated
+  uint64_t plane_points = 1;       ///< points per plane
+};
+
+NoiseSlab planSlab(const NoiseJob& job, bool iso_mesh) {
+  NoiseSlab slab;
+  slab.axis = job.params.dims - 1;
+  slab.depth = job.grid.size[size_t(slab.axis)];
+  slab.plane_points = job.grid.points() / slab.depth;
+  const int ranks = distributed::size();
+  if (uint64_t(ranks) > slab.depth)
+    throw Error("noise: " + std::to_string(ranks) + " MPI ranks for " + std::to_string(slab.depth) +
+                    " planes along the slowest axis; use at most one rank per plane",
+                ExitCode::kUsage);
+  slab.own = distributed::blockOf(slab.depth, distributed::rank(), ranks);
+  slab.window = slab.own;
+  if (iso_mesh) std::tie(slab.window.begin, slab.window.end) = isosurfaceWindow(slab.own.begin, slab.own.end, slab.depth);
+  return slab;
+}
+
+/// FNV-1a of the field's bytes and the double sum of its values, in the
+/// field's order over the ranks' slabs (distributed::chain): the numbers one
+/// process computes over the whole field.
+std::pair<uint64_t, double> checksumAndSum(std::span<const float> slab, bool want_checksum) {
+  struct State {
+    uint64_t hash = 0xcbf29ce484222325ull;
+    double sum = 0;
+  } state;
+  std::vector<uint8_t> bytes(sizeof(State));
+  std::memcpy(bytes.data(), &state, sizeof state);
+  distributed::chain(bytes, [&](std::vector<uint8_t>& b) {
+    State st;
+    std::memcpy(&st, b.data(), sizeof st);
+    if (want_checksum) {
+      const auto* p = reinterpret_cast<const unsigned char*>(slab.data());
+      for (size_t i = 0; i < slab.size_bytes(); ++i) st.hash = (st.hash ^ p[i]) * 0x100000001b3ull;
+    }
+    for (float v : slab) st.sum += v;
+    std::memcpy(b.data(), &st, sizeof st);
+  });
+  std::memcpy(&state, bytes.data(), sizeof state);
+  return {state.hash, state.sum};
+}
+
+/// Under mpirun (procgen/distributed.hpp) the field is split into slabs of
+/// its slowest axis (z-planes of a volume, rows of a 2D field) over the
+/// ranks: each generates its slab (generateNoiseSlab: the same values as one
+/// process), raw volumes are written collectively at each slab's offset,
+/// iso-surfaces are meshed per slab (extractIsosurfaceAcrossRanks), and
+/// outputs that need the whole field (images, terrain grids, .vdb) gather it
+/// on rank 0, which writes them and reports. One rank: the slab is the field.
 void runNoise(const NoiseArgs& args, const ExecutionOptions& execution_options) {
   using Clock = std::chrono::steady_clock;
   const NoiseJob job = resolveNoiseArgs(args);
   const Execution execution = execution_options.resolve();
-  if (job.at) return printPoint(job);
+  if (job.at) {
+    if (distributed::isRoot()) printPoint(job);
+    return;
+  }
+  const bool meshed = job.needsMesh();
+  const bool iso_mesh = meshed && job.params.dims == 3;
+  bool whole_field = meshed && !iso_mesh;  // the terrain grid of a 2D field
+  for (const NoiseOutput& o : job.outputs)
+    whole_field = whole_field || o.kind == NoiseOutput::Kind::kVdb ||
+                  (o.kind == NoiseOutput::Kind::kImage && job.params.dims == 2 && !job.shaded);
+  const int ranks = distributed::size();
+  const NoiseSlab slab = planSlab(job, iso_mesh);
 
-  requireMemory("noise grid", job.grid_bytes);
-  requireMemory("noise outputs", outputBytes(job), 0, job.grid_bytes);
   const uint64_t points = job.grid.points();
-  OverwriteVector<float> values(points);
+  const uint64_t window_points = slab.plane_points * (slab.window.end - slab.window.begin);
+  const uint64_t whole_bytes = ranks > 1 && whole_field && distributed::isRoot() ? job.grid_bytes : 0;
+  requireMemory("noise grid", window_points * sizeof(float) + whole_bytes);
+  requireMemory("noise outputs", outputBytes(job), 0, window_points * sizeof(float) + whole_bytes);
+  OverwriteVector<float> values(window_points);
   const auto t0 = Clock::now();
-  const NoiseRange range = generateNoise(job.params, job.grid, std::span<float>(values.data(), points), execution,
-                                         job.evaluation);
+  const NoiseRange window_range =
+      generateNoiseSlab(job.params, job.grid, slab.axis, slab.window.begin, slab.window.end,
+                        std::span<float>(values.data(), window_points), execution, job.evaluation);
   const double gen_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  const std::span<const float> field(values.data(), points);
+  // This rank's slab inside the window; the field's range over all slabs
+  // (the window's extra planes belong to neighbouring slabs, so the range is the field's).
+  const std::span<const float> own(values.data() + (slab.own.begin - slab.window.begin) * slab.plane_points,
+                                   (slab.own.end - slab.own.begin) * slab.plane_points);
+  float range_values[2] = {window_range.min, -window_range.max};
+  distributed::allReduce(std::span<float>(range_values, 2), distributed::ReduceOp::kMin);
+  const NoiseRange range{range_values[0], -range_values[1]};
+
+  // The whole field on rank 0, when an output needs it (one rank: its own values).
+  std::vector<float> gathered;
+  if (ranks > 1 && whole_field) {
+    const std::vector<uint8_t> bytes =
+        distributed::gather({reinterpret_cast<const uint8_t*>(own.data()), own.size_bytes()}, 0);
+    gathered.resize(bytes.size() / sizeof(float));
+    std::memcpy(gathered.data(), bytes.data(), bytes.size());
+  }
+  const std::span<const float> field = ranks == 1 ? own : std::span<const float>(gathered);
 
   TriangleMesh mesh;
-  const bool meshed = job.needsMesh();
-  if (meshed && job.params.dims == 3) {
+  if (iso_mesh) {
     IsosurfaceOptions iso;
     iso.threshold = job.threshold;
     iso.close_boundary = job.close_boundary;
     const uint64_t budget = effectiveMemoryBudget(0);
     iso.memory_budget = budget > job.grid_bytes ? budget - job.grid_bytes : 1;
     const auto& s = job.grid.size;
-    const VolumeView view{values.data(), {s[0], s[1], s[2]}, {job.grid.step, job.grid.step, job.grid.step},
-                          {job.grid.origin[0], job.grid.origin[1], job.grid.origin[2]}};
-    mesh = extractIsosurface(view, iso, execution);
-  } else if (meshed) {
+    const VolumeView window{values.data(), {s[0], s[1], slab.window.end - slab.window.begin},
+                            {job.grid.step, job.grid.step, job.grid.step},
+                            {job.grid.origin[0], job.grid.origin[1], job.grid.origin[2]}};
+    mesh = extractIsosurfaceAcrossRanks(window, slab.window.begin, slab.depth, slab.own.begin, slab.own.end, iso,
+                                        execution);
+  } else if (meshed && distributed::isRoot()) {
     HeightfieldOptions terrain;
     terrain.spacing = job.grid.step;
     terrain.height_scale = job.height_scale;
     terrain.origin_x = job.grid.origin[0];
     terrain.origin_z = job.grid.origin[1];
-    mesh = heightfieldMesh(values.data(), job.grid.size[0], job.grid.size[1], terrain);
+    mesh = heightfieldMesh(field.data(), job.grid.size[0], job.grid.size[1], terrain);
   }
 
   for (const NoiseOutput& out : job.outputs) {
+    if (out.kind == NoiseOutput::Kind::kRaw) {  // collective: every rank writes its slab
+      writeRaw(out.path, job, own, slab.own.begin * slab.plane_points, range);
+      continue;
+    }
+    if (!distributed::isRoot()) continue;
     switch (out.kind) {
-      case NoiseOutput::Kind::kRaw: writeRaw(out.path, job, field, range); break;
+      case NoiseOutput::Kind::kRaw: break;
       case NoiseOutput::Kind::kImage:
         if (job.params.dims == 2 && !job.shaded) writeImage(out.path, job, field, range);
         else writeMesh(mesh, out.path, job.write);
@@ -183,9 +309,13 @@ void runNoise(const NoiseArgs& args, const ExecutionOptions& execution_options) 
     }
   }
 
-  double sum = 0;
-  for (float v : field) sum += v;
-  const double mpts = gen_ms > 0 ? double(points) / (gen_ms * 1e3) : 0.0;
+  // Only the stats report them (the same on every rank, so every rank skips the chain alike).
+  const auto [checksum, sum] = job.stats_json.empty() ? std::pair<uint64_t, double>{0, 0.0} : checksumAndSum(own, true);
+  double slowest_gen_ms[1] = {gen_ms};  // the job's generation time: its slowest rank's
+  distributed::allReduce(std::span<double>(slowest_gen_ms, 1), distributed::ReduceOp::kMax);
+  if (!distributed::isRoot()) return;
+  const double job_gen_ms = slowest_gen_ms[0];
+  const double mpts = job_gen_ms > 0 ? double(points) / (job_gen_ms * 1e3) : 0.0;
   if (!job.stats_json.empty()) {
     Json j;
     j["type"] = std::string(noiseTypeName(job.params.type));
@@ -200,11 +330,12 @@ void runNoise(const NoiseArgs& args, const ExecutionOptions& execution_options) 
     j["min"] = range.min;
     j["max"] = range.max;
     j["mean"] = sum / double(points);
-    j["checksum"] = hex64(fieldChecksum(field));
-    j["gen_ms"] = gen_ms;
+    j["checksum"] = hex64(checksum);
+    j["gen_ms"] = job_gen_ms;
     j["mpts_per_s"] = mpts;
     j["backend"] = std::string(backendName(execution.backend));
     j["threads"] = effectiveThreads(execution);
+    if (distributed::active()) j["ranks"] = ranks;
     j["evaluation"] = job.evaluation == NoiseEvaluation::kNaive ? "naive" : "optimized";
     if (meshed) {
       j["vertices"] = mesh.vertexCount();
@@ -216,8 +347,8 @@ void runNoise(const NoiseArgs& args, const ExecutionOptions& execution_options) 
     std::string size;
     for (int d = 0; d < job.params.dims; ++d) size += (d ? "x" : "") + std::to_string(job.grid.size[size_t(d)]);
     std::fprintf(stderr, "%s %dD %s: %" PRIu64 " points in %.1f ms (%.1f M points/s), range [%s, %s]",
-                 std::string(noiseTypeName(job.params.type)).c_str(), job.params.dims, size.c_str(), points, gen_ms,
-                 mpts, shortest(range.min).c_str(), shortest(range.max).c_str());
+                 std::string(noiseTypeName(job.params.type)).c_str(), job.params.dims, size.c_str(), points,
+                 job_gen_ms, mpts, shortest(range.min).c_str(), shortest(range.max).c_str());
     if (meshed) std::fprintf(stderr, "; mesh %zu vertices, %zu triangles", mesh.vertexCount(), mesh.triangleCount());
     std::fprintf(stderr, "\n");
   }

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "cli.hpp"
+#include "procgen/distributed.hpp"
 #include "procgen/opencl.hpp"
 #include "procgen/output.hpp"
 
@@ -64,35 +66,17 @@ bool stderrIsTerminal() { return isatty(fileno(stderr)) != 0; }
 
 }  // namespace procgen::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+/// Prints the error of a failed run and returns its exit code.
+int reportError(const std::exception_ptr& failure) {
   using namespace procgen;
-  CLI::App app{
-      "procgen — procedural content generation: L-systems, parentheses matching and tree\n"
-      "bounding boxes, on one core (serial), all cores (cpu) or OpenCL devices (opencl).",
-      "procgen"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "procgen 0.1.0");
-  app.footer("Run 'procgen COMMAND --help' for the options of one command.\n"
-             "Exit codes: 0 ok, 1 usage, 2 bad input, 3 backend unavailable, 4 output I/O error.");
-
-  auto commands = cli::registeredCommands();
-  std::stable_sort(commands.begin(), commands.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [order, setup] : commands) setup(app);
-
   try {
-    // Every file the command writes appears only when the whole run succeeded
-    // (issue 16): an exception destroys the uncommitted transaction, which
-    // removes the run's finished temporaries (procgen/output.hpp).
-    OutputTransaction run_outputs;
-    app.parse(argc, argv);
-    run_outputs.commit();
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    std::rethrow_exception(failure);
+  } catch (const distributed::PeerFailure& e) {
+    // Another rank failed (it printed why), or a collective failed on every rank.
+    if (e.report()) std::cerr << "error: " << printableText(e.what(), 400) << "\n";
+    return static_cast<int>(e.exitCode());
   } catch (const CLI::ParseError& e) {
     // CLI11 runs subcommand callbacks inside parse(); a procgen::Error escapes
     // from there, a CLI::ParseError means the command line itself was wrong.
@@ -112,5 +96,88 @@ int main(int argc, char** argv) {
     std::cerr << "error: internal: " << e.what() << "\n";
     return 70;
   }
-  return 0;
+}
+
+/// Under mpirun, the commands that split their work over the ranks run on
+/// every rank (docs/scaling.md); the others run on rank 0 alone, as in one
+/// process, while the other ranks wait at the final agreement.
+bool runsOnThisRank(CLI::App& app, int argc, char** argv) {
+  if (procgen::distributed::size() == 1 || procgen::distributed::isRoot()) return true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    if (word == "flame" || word == "flam3-render" || word == "noise") return true;
+    try {
+      app.get_subcommand(word);
+      return false;  // another command: rank 0's alone
+    } catch (const CLI::OptionNotFound&) {
+    }
+  }
+  return true;  // no command named: every rank reports the usage error alike
+}
+
+}  // namespace
+
+int runCommand(int argc, char** argv);
+
+int main(int argc, char** argv) {
+  using namespace procgen;
+  // MPI starts only under mpirun (procgen/distributed.hpp); a plain start pays nothing.
+  distributed::initialize(&argc, &argv);
+  const int code = runCommand(argc, argv);
+  distributed::finalize();
+  return code;
+}
+
+int runCommand(int argc, char** argv) {
+  using namespace procgen;
+  CLI::App app{
+      "procgen — procedural content generation: L-systems, parentheses matching and tree\n"
+      "bounding boxes, on one core (serial), all cores (cpu) or OpenCL devices (opencl).",
+      "procgen"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("procgen 0.1.0") +
+                                        (distributed::built() ? " (MPI: " + distributed::libraryVersion() + ")" : " (MPI: not built)"));
+  app.footer("Run 'procgen COMMAND --help' for the options of one command.\n"
+             "Exit codes: 0 ok, 1 usage, 2 bad input, 3 backend unavailable, 4 output I/O error.");
+
+  auto commands = cli::registeredCommands();
+  std::stable_sort(commands.begin(), commands.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, setup] : commands) setup(app);
+
+  bool agreed = false;  // every rank finished its command (distributed::checkpoint passed)
+  int code = 0;
+  try {
+    // Every file the command writes appears only when the whole run succeeded
+    // (issue 16): an exception destroys the uncommitted transaction, which
+    // removes the run's finished temporaries (procgen/output.hpp). Under
+    // mpirun, only when every rank succeeded.
+    OutputTransaction run_outputs;
+    if (runsOnThisRank(app, argc, argv)) app.parse(argc, argv);
+    distributed::checkpoint();
+    agreed = true;
+    run_outputs.commit();
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (...) {
+    code = reportError(std::current_exception());
+    // This rank failed first: the others stop at their next collective.
+    bool peer = false;
+    try {
+      throw;
+    } catch (const distributed::PeerFailure&) {
+      peer = true;
+    } catch (...) {
+    }
+    if (!agreed && !peer) distributed::fail(static_cast<ExitCode>(code));
+  }
+  // After the checkpoint the ranks commit their own outputs; a commit that
+  // failed on one rank makes every rank's exit code non-zero.
+  if (agreed && distributed::active()) code = distributed::agreeOnExit(code);
+  return code;
 }

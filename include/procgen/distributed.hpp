@@ -1,0 +1,125 @@
+// procgen distributed runs: what a command needs to split its work over the
+// ranks of `mpirun -n R procgen ...`, without MPI types (docs/scaling.md).
+//
+// The layer is optional (CMake -DPROCGEN_MPI=AUTO|ON|OFF). Without it — or
+// in a process not started by mpirun, where MPI is never initialised — every
+// function is the identity of one rank: rank() is 0, size() is 1, a reduction
+// returns its input, a gather returns the caller's part, a collective write
+// writes the whole file. Commands therefore have one code path.
+//
+// Failures. Every collective first agrees on an error flag (a small
+// allreduce): a rank whose command throws calls fail(code) from its error
+// handler, which joins the other ranks' next agreement with that code; they
+// throw PeerFailure there, unwind (removing their temporary outputs) and exit
+// with the same code. So one rank's bad input or unwritable output ends the
+// whole job with that rank's message and no rank waits for ever. A rank must
+// not throw between the agreement and the transfer of one collective (the
+// functions here allocate before agreeing). An MPI error itself aborts the
+// job (MPI's default handler).
+//
+// Thread safety: call from the thread that called initialize() only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "procgen/error.hpp"
+
+namespace procgen::distributed {
+
+/// Starts MPI when this process was launched by mpirun (OMPI_COMM_WORLD_SIZE,
+/// PMIX_RANK or PMI_RANK is set) and the build has MPI; otherwise does
+/// nothing (a plain start pays nothing). Call once, first thing in main.
+void initialize(int* argc, char*** argv);
+/// Finalizes MPI if initialize() started it. Call once, before returning from main.
+void finalize();
+
+/// True when the build has MPI.
+bool built();
+/// A description of the MPI library ("Open MPI v4.1.4, ...") or "not built".
+std::string libraryVersion();
+/// True when this process is one rank of an MPI job (even of size 1).
+bool active();
+int rank();
+int size();
+/// True on rank 0: the rank that writes whole-job outputs and prints summaries.
+inline bool isRoot() { return rank() == 0; }
+
+/// A failure every rank already knows of (another rank failed, or a
+/// collective failed on all): this rank stops with `exitCode()` without
+/// calling fail(), and prints `what()` only when `report()` (the rank that
+/// saw the cause).
+class PeerFailure : public Error {
+ public:
+  explicit PeerFailure(ExitCode code, const std::string& message = {});
+  bool report() const noexcept { return report_; }
+
+ private:
+  bool report_;
+};
+
+/// Collective: throws PeerFailure when another rank called fail().
+void checkpoint();
+/// This rank failed with `code` (its message already printed): joins the
+/// other ranks' next agreement so that they stop too. Call once, from the
+/// error handler, never after a PeerFailure.
+void fail(ExitCode code) noexcept;
+/// Collective, without the error agreement: the largest of the ranks'
+/// codes (0 when every rank succeeded). The CLI's last call of a run.
+int agreeOnExit(int code) noexcept;
+/// Collective: all ranks reach it.
+void barrier();
+
+enum class ReduceOp : uint8_t { kSum, kMin, kMax };
+
+/// Collective, element-wise over the ranks, the result on every rank. Sums of
+/// floating-point values are not exact in general (the order is MPI's): use
+/// them for integers and statistics, not for bit-exact outputs.
+void allReduce(std::span<double> values, ReduceOp op);
+void allReduce(std::span<float> values, ReduceOp op);
+void allReduce(std::span<uint64_t> values, ReduceOp op);
+void allReduce(std::span<uint8_t> values, ReduceOp op);
+
+/// Collective: every rank's bytes concatenated in rank order on `root`
+/// (other ranks get an empty vector); `counts`, if given, receives each
+/// rank's byte count on root.
+std::vector<uint8_t> gather(std::span<const uint8_t> bytes, int root = 0,
+                            std::vector<uint64_t>* counts = nullptr);
+/// Collective: rank `root`'s bytes on every rank (others' `bytes` is replaced).
+void broadcast(std::vector<uint8_t>& bytes, int root = 0);
+/// Collective: rank r sends send[offsets[d] .. offsets[d + 1]) to rank d
+/// (offsets has size() + 1 entries); returns what every rank sent to this
+/// one, in rank order, with the per-rank offsets in `received_offsets`.
+std::vector<uint8_t> allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets,
+                              std::vector<uint64_t>& received_offsets);
+/// The same into `received` (resized; its capacity is reused between calls).
+void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, std::vector<uint8_t>& received,
+              std::vector<uint64_t>& received_offsets);
+
+/// Collective: rank 0, then 1, ..., runs `step` on `state` in turn, each
+/// starting from the state the previous rank left; the final state on every
+/// rank. For sequential folds that cannot be split (a running hash). A
+/// throwing step fails its rank as usual.
+void chain(std::vector<uint8_t>& state, const std::function<void(std::vector<uint8_t>&)>& step);
+
+/// Collective: writes the file `path` of `total` bytes, this rank's `bytes`
+/// at byte `offset` (ranks' ranges disjoint, together covering [0, total)),
+/// with MPI-IO (MPI_File_write_at_all) into a temporary that rank 0 created
+/// and hands to the open OutputTransaction (procgen/output.hpp), so `path`
+/// appears when the run commits. One rank: an ordinary FileSink write.
+/// Throws OutputError on rank 0 when the file cannot be created (the others
+/// get PeerFailure); Error (kUsage) when the ranges do not add up.
+void writeFileAtOffsets(const std::string& path, uint64_t offset, std::span<const uint8_t> bytes,
+                        uint64_t total);
+
+/// [begin, end) of `count` items for `rank` of `ranks`: contiguous blocks,
+/// the first count % ranks one item longer.
+struct Block {
+  uint64_t begin = 0, end = 0;
+};
+Block blockOf(uint64_t count, int rank, int ranks);
+
+}  // namespace procgen::distributed

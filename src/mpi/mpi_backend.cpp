@@ -1,0 +1,240 @@
+// procgen::distributed over MPI (include/procgen/distributed.hpp): MPI
+// started only under mpirun, every collective preceded by the error-flag
+// agreement, messages cut into pieces below MPI's int counts (2^30 bytes),
+// the collective file write by MPI-IO (MPI_File_write_at_all).
+#include "mpi/mpi_backend.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <thread>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace procgen::distributed::mpi {
+namespace {
+
+constexpr uint64_t kPiece = uint64_t{1} << 30;  // bytes per MPI call (counts are int)
+
+bool launchedByMpirun() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v) != nullptr) return true;
+  return false;
+}
+
+MPI_Datatype datatype(int type) {
+  switch (type) {
+    case 0: return MPI_DOUBLE;
+    case 1: return MPI_FLOAT;
+    case 2: return MPI_UINT64_T;
+    default: return MPI_UINT8_T;
+  }
+}
+
+MPI_Op mpiOp(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return MPI_SUM;
+    case ReduceOp::kMin: return MPI_MIN;
+    case ReduceOp::kMax: return MPI_MAX;
+  }
+  return MPI_SUM;
+}
+
+int rankOf() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int sizeOf() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+void sendBytes(const uint8_t* data, uint64_t n, int to) {
+  for (uint64_t at = 0; at < n; at += kPiece)
+    MPI_Send(data + at, static_cast<int>(std::min(kPiece, n - at)), MPI_BYTE, to, 0, MPI_COMM_WORLD);
+}
+void receiveBytes(uint8_t* data, uint64_t n, int from) {
+  for (uint64_t at = 0; at < n; at += kPiece)
+    MPI_Recv(data + at, static_cast<int>(std::min(kPiece, n - at)), MPI_BYTE, from, 0, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+}
+
+}  // namespace
+
+bool initialize(int* argc, char*** argv, int& rank, int& size) {
+  if (!launchedByMpirun()) return false;
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) MPI_Init(argc, argv);
+  rank = rankOf();
+  size = sizeOf();
+  return true;
+}
+
+void finalize() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+std::string libraryVersion() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string v(text, size_t(std::max(0, length)));
+  const size_t comma = v.find(',');
+  return comma == std::string::npos ? v : v.substr(0, comma);
+}
+
+int agree(int local_code) {
+  // Ranks that arrive early wait here for the slowest. Open MPI's blocking
+  // collectives poll the whole time, which takes a core from the ranks still
+  // working when ranks share cores (--oversubscribe, a loaded node); a
+  // non-blocking allreduce tested every 50 µs sleeps instead.
+  int agreed = 0;
+  MPI_Request request;
+  MPI_Iallreduce(&local_code, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return agreed;
+}
+
+void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+
+void allReduce(void* values, uint64_t count, int type, ReduceOp op) {
+  const MPI_Datatype t = datatype(type);
+  int element = 1;
+  MPI_Type_size(t, &element);
+  const uint64_t piece = kPiece / uint64_t(element);
+  auto* bytes = static_cast<uint8_t*>(values);
+  for (uint64_t at = 0; at < count; at += piece)
+    MPI_Allreduce(MPI_IN_PLACE, bytes + at * uint64_t(element), static_cast<int>(std::min(piece, count - at)), t,
+                  mpiOp(op), MPI_COMM_WORLD);
+}
+
+std::vector<uint8_t> gather(std::span<const uint8_t> bytes, int root, std::vector<uint64_t>* counts) {
+  const int ranks = sizeOf(), me = rankOf();
+  uint64_t mine = bytes.size();
+  std::vector<uint64_t> sizes(static_cast<size_t>(ranks), 0);
+  MPI_Gather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  std::vector<uint8_t> all;
+  if (me == root) {
+    uint64_t total = 0;
+    for (uint64_t s : sizes) total += s;
+    all.resize(total);
+    uint64_t at = 0;
+    for (int r = 0; r < ranks; ++r) {
+      if (r == me) std::copy(bytes.begin(), bytes.end(), all.begin() + int64_t(at));
+      else receiveBytes(all.data() + at, sizes[size_t(r)], r);
+      at += sizes[size_t(r)];
+    }
+    if (counts) *counts = sizes;
+  } else {
+    sendBytes(bytes.data(), bytes.size(), root);
+  }
+  return all;
+}
+
+void broadcast(std::vector<uint8_t>& bytes, int root) {
+  uint64_t n = bytes.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  bytes.resize(n);
+  for (uint64_t at = 0; at < n; at += kPiece)
+    MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(kPiece, n - at)), MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, std::vector<uint8_t>& received,
+              std::vector<uint64_t>& received_offsets) {
+  const int ranks = sizeOf();
+  std::vector<uint64_t> send_counts(static_cast<size_t>(ranks)), recv_counts(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) send_counts[size_t(r)] = offsets[size_t(r) + 1] - offsets[size_t(r)];
+  MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  received_offsets.assign(size_t(ranks) + 1, 0);
+  for (int r = 0; r < ranks; ++r) received_offsets[size_t(r) + 1] = received_offsets[size_t(r)] + recv_counts[size_t(r)];
+  received.resize(received_offsets.back());
+  // One exchange when every count and displacement fits MPI's int.
+  int fits = offsets[size_t(ranks)] <= uint64_t(INT_MAX) && received_offsets.back() <= uint64_t(INT_MAX) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (fits) {
+    const size_t n = static_cast<size_t>(ranks);
+    std::vector<int> sc(n), sd(n), rc(n), rd(n);
+    for (size_t r = 0; r < n; ++r) {
+      sc[r] = int(send_counts[r]);
+      sd[r] = int(offsets[r]);
+      rc[r] = int(recv_counts[r]);
+      rd[r] = int(received_offsets[r]);
+    }
+    MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, received.data(), rc.data(), rd.data(), MPI_BYTE,
+                  MPI_COMM_WORLD);
+    return;
+  }
+  // Otherwise rounds of at most kPiece bytes per pair; every rank takes part in every round.
+  uint64_t longest = 0;
+  for (int r = 0; r < ranks; ++r) longest = std::max({longest, send_counts[size_t(r)], recv_counts[size_t(r)]});
+  MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  const uint64_t piece = std::max<uint64_t>(1, kPiece / uint64_t(ranks));
+  const size_t n_ranks = static_cast<size_t>(ranks);
+  std::vector<int> sc(n_ranks), sd(n_ranks), rc(n_ranks), rd(n_ranks);
+  std::vector<uint8_t> send_piece, recv_piece;
+  for (uint64_t at = 0; at < longest || at == 0; at += piece) {
+    int s_total = 0, r_total = 0;
+    for (int r = 0; r < ranks; ++r) {
+      const uint64_t s = send_counts[size_t(r)] > at ? std::min(piece, send_counts[size_t(r)] - at) : 0;
+      const uint64_t q = recv_counts[size_t(r)] > at ? std::min(piece, recv_counts[size_t(r)] - at) : 0;
+      sc[size_t(r)] = int(s);
+      sd[size_t(r)] = s_total;
+      rc[size_t(r)] = int(q);
+      rd[size_t(r)] = r_total;
+      s_total += int(s);
+      r_total += int(q);
+    }
+    send_piece.resize(size_t(s_total));
+    recv_piece.resize(size_t(r_total));
+    for (int r = 0; r < ranks; ++r)
+      std::copy_n(send.data() + offsets[size_t(r)] + at, sc[size_t(r)], send_piece.data() + sd[size_t(r)]);
+    MPI_Alltoallv(send_piece.data(), sc.data(), sd.data(), MPI_BYTE, recv_piece.data(), rc.data(), rd.data(),
+                  MPI_BYTE, MPI_COMM_WORLD);
+    for (int r = 0; r < ranks; ++r)
+      std::copy_n(recv_piece.data() + rd[size_t(r)], rc[size_t(r)], received.data() + received_offsets[size_t(r)] + at);
+    if (longest == 0) break;
+  }
+}
+
+int writeAtAll(const std::string& path, uint64_t offset, std::span<const uint8_t> bytes, std::string& message) {
+  MPI_File file;
+  int rc = MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
+  // MPI-IO returns errors (its default handler is MPI_ERRORS_RETURN); agree on them.
+  int failed = rc != MPI_SUCCESS ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (failed) {
+    if (rc == MPI_SUCCESS) MPI_File_close(&file);
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    if (rc != MPI_SUCCESS) MPI_Error_string(rc, text, &length);
+    message = rc != MPI_SUCCESS ? std::string(text, size_t(length)) : "another rank could not open it";
+    return 1;
+  }
+  uint64_t pieces = (bytes.size() + kPiece - 1) / kPiece;
+  MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  int write_failed = 0;
+  for (uint64_t k = 0; k < pieces; ++k) {
+    const uint64_t at = std::min<uint64_t>(k * kPiece, bytes.size());
+    const int n = static_cast<int>(std::min(kPiece, bytes.size() - at));
+    if (MPI_File_write_at_all(file, MPI_Offset(offset + at), bytes.data() + at, n, MPI_BYTE, MPI_STATUS_IGNORE) !=
+        MPI_SUCCESS)
+      write_failed = 1;
+  }
+  if (MPI_File_close(&file) != MPI_SUCCESS) write_failed = 1;
+  MPI_Allreduce(MPI_IN_PLACE, &write_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (write_failed) message = "MPI_File_write_at_all failed (disk full?)";
+  return write_failed;
+}
+
+}  // namespace procgen::distributed::mpi

@@ -1,0 +1,88 @@
+// procgen/distributed.hpp in a process not started by mpirun (the test
+// binary): the identity of one rank — every collective returns this rank's
+// own data, the file write writes the whole file — and blockOf's partition
+// against hand-derived blocks. Several ranks are tested by ctest's mpi.*
+// entries (tests/mpi/mpi_case.sh).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "procgen/distributed.hpp"
+
+namespace procgen {
+namespace {
+
+TEST(Distributed, OutsideMpirunIsOneRank) {
+  EXPECT_FALSE(distributed::active());
+  EXPECT_EQ(distributed::rank(), 0);
+  EXPECT_EQ(distributed::size(), 1);
+  EXPECT_TRUE(distributed::isRoot());
+  EXPECT_NO_THROW(distributed::checkpoint());
+  EXPECT_NO_THROW(distributed::barrier());
+  EXPECT_EQ(distributed::agreeOnExit(3), 3);
+}
+
+TEST(Distributed, CollectivesOfOneRankReturnTheirInput) {
+  double d[2] = {1.5, -2};
+  distributed::allReduce(std::span<double>(d, 2), distributed::ReduceOp::kSum);
+  EXPECT_EQ(d[0], 1.5);
+  EXPECT_EQ(d[1], -2);
+  const std::vector<uint8_t> bytes = {1, 2, 3, 4, 5};
+  std::vector<uint64_t> counts;
+  EXPECT_EQ(distributed::gather(bytes, 0, &counts), bytes);
+  EXPECT_EQ(counts, std::vector<uint64_t>{5});
+  std::vector<uint64_t> received;
+  const std::vector<uint64_t> offsets = {1, 4};
+  EXPECT_EQ(distributed::allToAll(bytes, offsets, received), (std::vector<uint8_t>{2, 3, 4}));
+  EXPECT_EQ(received, (std::vector<uint64_t>{0, 3}));
+  EXPECT_THROW(distributed::allToAll(bytes, std::vector<uint64_t>{0, 2, 4}, received), Error);  // offsets for 2 ranks
+  std::vector<uint8_t> state = {7};
+  int steps = 0;
+  distributed::chain(state, [&](std::vector<uint8_t>& s) {
+    ++steps;
+    s.push_back(8);
+  });
+  EXPECT_EQ(steps, 1);
+  EXPECT_EQ(state, (std::vector<uint8_t>{7, 8}));
+}
+
+TEST(Distributed, OneRankWritesTheWholeFile) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "procgen_distributed_test.bin";
+  const std::vector<uint8_t> bytes = {9, 8, 7, 6};
+  distributed::writeFileAtOffsets(path.string(), 0, bytes, 4);
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_EQ(std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {}), bytes);
+  std::filesystem::remove(path);
+  EXPECT_THROW(distributed::writeFileAtOffsets(path.string(), 2, bytes, 6), Error);  // not the whole file
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(Distributed, BlocksPartitionContiguouslyLongestFirst) {
+  // 10 items over 4 ranks by hand: 3, 3, 2, 2.
+  const uint64_t want[4][2] = {{0, 3}, {3, 6}, {6, 8}, {8, 10}};
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(distributed::blockOf(10, r, 4).begin, want[r][0]) << r;
+    EXPECT_EQ(distributed::blockOf(10, r, 4).end, want[r][1]) << r;
+  }
+  // 2 items over 3 ranks: the last rank's block is empty, at the end.
+  EXPECT_EQ(distributed::blockOf(2, 2, 3).begin, 2u);
+  EXPECT_EQ(distributed::blockOf(2, 2, 3).end, 2u);
+  for (uint64_t n : {0u, 1u, 7u, 64u, 1001u})
+    for (int ranks : {1, 2, 3, 5, 8}) {
+      uint64_t next = 0;
+      for (int r = 0; r < ranks; ++r) {
+        const distributed::Block b = distributed::blockOf(n, r, ranks);
+        EXPECT_EQ(b.begin, next);
+        EXPECT_LE(b.end - b.begin, n / uint64_t(ranks) + 1);
+        EXPECT_GE(b.end - b.begin, n / uint64_t(ranks));
+        next = b.end;
+      }
+      EXPECT_EQ(next, n);
+    }
+}
+
+}  // namespace
+}  // namespace procgen
