@@ -370,7 +370,8 @@ void knnScan(const Octree& t, const OctreePoints& pts, const double* q, uint32_t
 /// 0.80–0.85. After the vector scan, the small best array and the start below
 /// the root (callgrind, instructions / simulated mispredictions per 8-NN
 /// query): 64 → 5.4 k / 52, 0 → 6.1 k / 70, 256 → 7.7 k / 45 (7.3 k / 82
-/// before them, with 64); docs/performance.md, octrees.
+/// before them, with 64); with 64 and the prefetch in knnQueries, 8-NN
+/// 1.14–1.18 M/s on one core in quiet runs (docs/performance.md, octrees).
 inline constexpr uint32_t kKnnScanAtMost = 64;
 
 /// k nearest of query q into best (ascending, padded as KBest says).
