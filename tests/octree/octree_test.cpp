@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/backends.hpp"
+#include "octree/query_impl.hpp"
 #include "procgen/error.hpp"
 #include "procgen/octree.hpp"
 
@@ -726,6 +727,77 @@ TEST_P(OctreeParity, LargeBatchesAnsweredInMortonOrderEqualBruteForce) {
           << "box query " << i;
     }
   }
+}
+
+// The kNN paths of query_impl.hpp by construction: k <= 8 keeps its best in
+// fixed arrays (SmallBest), larger k in growing ones (KBest); the sorted copy
+// is read four points at a time (SSE2, or AVX2 where the CPU has it: both
+// run), the rest point by point; the descent starts at the deepest cell on
+// the path that holds the bound's ball. A lattice 0..16 (the root cube's side
+// 16, so cell faces fall on lattice planes), every point twice: distances tie
+// by the dozen and queries sit on cell faces, edges and corners, at cell
+// centres (8 equidistant corners) and between two lattice points. k runs
+// across 8 and above a leaf's and the seed's count, and above the cloud's
+// (padding; on the first 30 queries only, every point being offered).
+TEST_P(OctreeParity, KnnTiesOnALatticeAndKAcrossEveryBestSizeEqualBruteForce) {
+  const bool avx2 = octree_impl::knn_avx2;
+  struct Restore {
+    bool avx2;
+    ~Restore() { octree_impl::knn_avx2 = avx2; }
+  } restore{avx2};
+  std::vector<double> lattice;
+  for (int copy = 0; copy < 2; ++copy)
+    for (int x = 0; x <= 16; x += 2)
+      for (int y = 0; y <= 16; y += 2)
+        for (int z = 0; z <= 16; z += 2)
+          if ((x + 2 * y + 3 * z) % 5 != 0) lattice.insert(lattice.end(), {double(x), double(y), double(z)});
+  std::vector<double> q;
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) {
+      const double a = i * 2.0, b = j * 2.0;
+      for (const double c : {0.0, 1.0, 4.0, 7.0, 8.0, 16.0})
+        q.insert(q.end(), {a, b, c});          // on faces, edges, corners
+      q.insert(q.end(), {a + 1, b + 1, 9.0});  // a cell's centre
+      q.insert(q.end(), {a + 0.5, b, 3.0});
+    }
+  q.insert(q.end(), {-3.0, 5.0, 20.0});  // outside the cube
+  const uint64_t m = q.size() / 3;
+  const std::vector<float> lattice32(lattice.begin(), lattice.end());
+  for (const bool use_avx2 : {false, avx2})
+    for (const bool as_float : {false, true})
+      for (const bool sorted : {false, true})
+        for (const uint32_t leaf_size : {1u, 4u, 16u}) {
+          if ((as_float && sorted) || (use_avx2 && !sorted)) continue;
+          octree_impl::knn_avx2 = use_avx2;
+          SCOPED_TRACE(std::string(as_float ? "float" : "double") + (sorted ? ", sorted copy" : "") +
+                       (use_avx2 ? " (AVX2)" : "") + ", leaf size " + std::to_string(leaf_size));
+          const OctreePoints pts =
+              as_float ? OctreePoints::of(lattice32.data(), lattice32.size() / 3) : OctreePoints::of(lattice);
+          OctreeOptions o;
+          o.leaf_size = leaf_size;
+          o.sorted_points = sorted;
+          const Octree t = buildOctree(pts, o, execution());
+          std::vector<std::vector<std::pair<double, uint32_t>>> by_distance(m);  // per query, every point
+          for (uint64_t i = 0; i < m; ++i) {
+            for (uint32_t j = 0; j < pts.count; ++j) by_distance[i].push_back({dist2(pts, j, &q[3 * i]), j});
+            std::sort(by_distance[i].begin(), by_distance[i].end());
+          }
+          for (const uint32_t k : {1u, 2u, 3u, 7u, 8u, 9u, 17u, 64u, 1500u}) {
+            const uint64_t mk = k > 64 ? 30 : m;
+            std::vector<uint32_t> got(mk * k, 12345);
+            std::vector<double> gd(mk * k, -1);
+            octreeKnn(t, pts, q.data(), mk, k, got.data(), gd.data(), execution());
+            for (uint64_t i = 0; i < mk; ++i) {
+              const std::vector<std::pair<double, uint32_t>>& all = by_distance[i];
+              for (uint32_t j = 0; j < k; ++j) {
+                const bool have = j < all.size();
+                ASSERT_EQ(got[i * k + j], have ? all[j].second : kOctreeNone)
+                    << "k " << k << " query " << i << " rank " << j;
+                ASSERT_EQ(gd[i * k + j], have ? all[j].first : std::numeric_limits<double>::infinity());
+              }
+            }
+          }
+        }
 }
 
 TEST(OctreeNeighbours, FaceEdgeVertexEqualBruteForceAdjacency) {
