@@ -53,6 +53,7 @@ async function installProbe(page) {
   await page.evaluate((id) => {
     const pane = document.querySelector(`[data-testid="${id}"]`);
     window.__lsystem = { last: null, lastKey: 0, measuring: false, result: null };
+    performance.setResourceTimingBufferSize(100000);
     document.addEventListener('keydown', () => { window.__lsystem.lastKey = performance.now(); }, true);
     pane.addEventListener('lsystem-rendered', (e) => {
       const probe = window.__lsystem;
@@ -93,9 +94,20 @@ async function typeAndMeasure(page, keys) {
   return page.evaluate(() => {
     const r = window.__lsystem.result;
     window.__lsystem.measuring = false;
+    // The request's own timing (resource timing; its entry is complete once
+    // the reply is): first and last byte of the reply.
+    const fetched = performance.getEntriesByType('resource')
+      .filter((e) => e.name.endsWith('/api/lsystem/geometry') && e.startTime >= r.requestedAt - 1)[0];
+    r.firstByteAt = fetched?.responseStart ?? NaN;
+    r.lastByteAt = fetched?.responseEnd ?? NaN;
     return {
       latency: r.renderedAt - r.lastKey, pixels: r.pixelsAt - r.lastKey, requestToScreen: r.renderedAt - r.requestedAt,
       roundTrip: r.receivedAt - r.requestedAt, header: r.header,
+      // Split of the round trip (resource timing): request → first byte
+      // (the server's work and the headers), first → last byte (the body
+      // into the page), last byte → the frame decoded in the page.
+      toFirstByte: r.firstByteAt - r.requestedAt, body: r.lastByteAt - r.firstByteAt, afterBody: r.receivedAt - r.lastByteAt,
+      keyToRequest: r.requestedAt - r.lastKey,
     };
   });
 }
@@ -214,6 +226,9 @@ test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the
       report(`lsystem.latency.${model.name}.stages`, JSON.stringify({
         parse: stage('parse_ms'), derive: stage('derive_ms'), interpret: stage('interpret_ms'), encode: stage('encode_ms'),
         server: stage('total_ms'), round_trip: round(median(samples.map((s) => s.roundTrip))),
+        key_to_request: round(median(samples.map((s) => s.keyToRequest))),
+        to_first_byte: round(median(samples.map((s) => s.toFirstByte))), body: round(median(samples.map((s) => s.body))),
+        after_body: round(median(samples.map((s) => s.afterBody))),
         request_to_render: round(median(samples.map((s) => s.requestToScreen))),
       }));
     }
