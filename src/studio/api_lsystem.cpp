@@ -193,26 +193,12 @@ struct Palette8 {
   const std::array<uint8_t, 3>& operator[](int32_t index) const { return rgb[static_cast<size_t>(index & 15)]; }
 };
 
-/// Maps coordinates into [0, 65535] of the bounds on each axis (0 on a flat axis).
-struct Quantizer {
-  std::array<float, 3> min, scale;
-  explicit Quantizer(const Bounds& b) {
-    const float lo[3] = {b.min.x, b.min.y, b.min.z}, hi[3] = {b.max.x, b.max.y, b.max.z};
-    for (int k = 0; k < 3; ++k) {
-      min[k] = lo[k];
-      // In double: a float division would round 65535/extent on its own.
-      double extent = static_cast<double>(hi[k]) - lo[k];
-      scale[k] = extent > 0 ? static_cast<float>(65535.0 / extent) : 0.0f;
-    }
-  }
-  void put(const Vec3& v, uint16_t* out) const {
-    out[0] = one(v.x, 0), out[1] = one(v.y, 1), out[2] = one(v.z, 2);
-  }
-  uint16_t one(float x, int k) const {
-    float q = (x - min[k]) * scale[k] + 0.5f;
-    return static_cast<uint16_t>(std::clamp(q, 0.0f, 65535.0f));
-  }
-};
+/// The frame's quantizer: positions as u16 normalized into the bounds (the
+/// page's one convention, api.hpp).
+U16Quantizer quantizerOf(const Bounds& b) {
+  if (b.empty()) return U16Quantizer({0, 0, 0}, {0, 0, 0});
+  return U16Quantizer({b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z});
+}
 
 json boundsJson(const Bounds& b) {
   if (b.empty()) return json::array({0, 0, 0, 0, 0, 0});
@@ -257,7 +243,7 @@ Frame geometryFrame(const Model& model, const Params& params, Job& job) {
   const int threads = job.execution(params).threads;
   auto t0 = Clock::now();
   const Bounds bounds = parallelBounds(g, threads);
-  const Quantizer quantize(bounds.empty() ? Bounds{} : bounds);
+  const U16Quantizer quantize = quantizerOf(bounds);
   static const Palette8 palette;
 
   Frame frame;

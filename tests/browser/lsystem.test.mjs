@@ -53,7 +53,12 @@ async function installProbe(page) {
   await page.evaluate((id) => {
     const pane = document.querySelector(`[data-testid="${id}"]`);
     window.__lsystem = { last: null, lastKey: 0, measuring: false, result: null };
-    document.addEventListener('keydown', () => { window.__lsystem.lastKey = performance.now(); }, true);
+    performance.setResourceTimingBufferSize(100000);
+    document.addEventListener('keydown', () => {
+      const probe = window.__lsystem;
+      probe.lastKey = performance.now();
+      if (probe.measuring && !probe.firstKey) probe.firstKey = probe.lastKey;
+    }, true);
     pane.addEventListener('lsystem-rendered', (e) => {
       const probe = window.__lsystem;
       probe.last = e.detail;
@@ -87,15 +92,29 @@ async function afterRender(page, action, expect = {}, timeout = 30000) {
  * last keystroke's keydown to the drawing of a model requested after it.
  */
 async function typeAndMeasure(page, keys) {
-  await page.evaluate(() => Object.assign(window.__lsystem, { measuring: true, result: null }));
+  await page.evaluate(() => Object.assign(window.__lsystem, { measuring: true, result: null, firstKey: 0 }));
   await page.keyboard.type(keys);
   await page.waitForFunction(() => window.__lsystem.result !== null, null, { timeout: 60000 });
   return page.evaluate(() => {
     const r = window.__lsystem.result;
     window.__lsystem.measuring = false;
+    // The request's own timing (resource timing; its entry is complete once
+    // the reply is): first and last byte of the reply.
+    const requests = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/lsystem/geometry'));
+    const fetched = requests.filter((e) => e.startTime >= r.requestedAt - 1)[0];
+    // The requests the edit's keystrokes started, the measured one last (the
+    // older ones aborted: Chromium records their entries too).
+    const sent = fetched ? requests.filter((e) => e.startTime >= window.__lsystem.firstKey && e.startTime <= fetched.startTime).length : NaN;
+    r.firstByteAt = fetched?.responseStart ?? NaN;
+    r.lastByteAt = fetched?.responseEnd ?? NaN;
     return {
       latency: r.renderedAt - r.lastKey, pixels: r.pixelsAt - r.lastKey, requestToScreen: r.renderedAt - r.requestedAt,
       roundTrip: r.receivedAt - r.requestedAt, header: r.header,
+      // Split of the round trip (resource timing): request → first byte
+      // (the server's work and the headers), first → last byte (the body
+      // into the page), last byte → the frame decoded in the page.
+      toFirstByte: r.firstByteAt - r.requestedAt, body: r.lastByteAt - r.firstByteAt, afterBody: r.receivedAt - r.lastByteAt,
+      keyToRequest: r.requestedAt - r.lastKey, requests: sent,
     };
   });
 }
@@ -214,6 +233,9 @@ test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the
       report(`lsystem.latency.${model.name}.stages`, JSON.stringify({
         parse: stage('parse_ms'), derive: stage('derive_ms'), interpret: stage('interpret_ms'), encode: stage('encode_ms'),
         server: stage('total_ms'), round_trip: round(median(samples.map((s) => s.roundTrip))),
+        key_to_request: round(median(samples.map((s) => s.keyToRequest))), requests_per_edit: samples.map((s) => s.requests),
+        to_first_byte: round(median(samples.map((s) => s.toFirstByte))), body: round(median(samples.map((s) => s.body))),
+        after_body: round(median(samples.map((s) => s.afterBody))),
         request_to_render: round(median(samples.map((s) => s.requestToScreen))),
       }));
     }
