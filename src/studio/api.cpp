@@ -56,7 +56,7 @@ Params Params::parse(std::string_view body) {
   json value;
   try {
     value = json::parse(body.begin(), body.end(), limit_depth);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw BadRequest(std::string("the request is not valid JSON: ") + printableText(e.what(), 200));
   }
   return Params(std::move(value));

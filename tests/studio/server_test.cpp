@@ -115,6 +115,7 @@ TEST(StudioParams, RefusesWhatIsNotAJsonObject) {
   EXPECT_THROW(Params::parse("[1, 2]"), BadRequest);
   EXPECT_THROW(Params::parse("{\"a\": "), BadRequest);
   EXPECT_THROW(Params::parse("\xff\xfe"), BadRequest);
+  EXPECT_THROW(Params::parse(R"({"n": 2721e308})"), BadRequest);  // nlohmann: out_of_range, not parse_error
   EXPECT_THROW(Params::parse(std::string(100, '[') + std::string(100, ']')), BadRequest);
   EXPECT_NO_THROW(Params::parse("  "));
 }
