@@ -23,7 +23,7 @@ struct ServeProcess {
   std::string first_line;
 };
 
-ServeProcess startServe(const std::string& port) {
+ServeProcess startServe(const std::string& port, const char* budget = nullptr) {
   int fds[2];
   EXPECT_EQ(pipe(fds), 0);
   ServeProcess p;
@@ -32,7 +32,11 @@ ServeProcess startServe(const std::string& port) {
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
-    execl(PROCGEN_CLI_PATH, PROCGEN_CLI_PATH, "serve", "--port", port.c_str(), "--quiet", static_cast<char*>(nullptr));
+    if (budget)
+      execl(PROCGEN_CLI_PATH, PROCGEN_CLI_PATH, "serve", "--port", port.c_str(), "--quiet", "--memory-budget", budget,
+            static_cast<char*>(nullptr));
+    else
+      execl(PROCGEN_CLI_PATH, PROCGEN_CLI_PATH, "serve", "--port", port.c_str(), "--quiet", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);
@@ -74,6 +78,24 @@ TEST(StudioServeCli, PrintsItsAddressServesAndStopsOnSigterm) {
   EXPECT_EQ(q.first_line, "");
   EXPECT_EQ(waitExit(q.pid), 1);
   std::fclose(q.out);
+}
+
+TEST(StudioServeCli, MemoryBudgetBoundsEachComputation) {
+  ServeProcess p = startServe("0", "1M");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(p.first_line, m, std::regex(R"(:(\d+)/)"))) << p.first_line;
+  httplib::Client client("127.0.0.1", std::stoi(m[1]));
+  // A 512² field is 1 MiB of floats before the image: over a 1 MiB budget.
+  auto big = client.Post("/api/noise/heightmap", R"({"type": "perlin", "size": [512, 512]})", "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 422);
+  EXPECT_EQ(nlohmann::json::parse(big->body)["error"]["kind"], "budget");
+  auto small = client.Post("/api/noise/heightmap", R"({"type": "perlin", "size": [64, 64]})", "application/json");
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->status, 200);
+  kill(p.pid, SIGTERM);
+  EXPECT_EQ(waitExit(p.pid), 0);
+  std::fclose(p.out);
 }
 
 }  // namespace

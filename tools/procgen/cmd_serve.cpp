@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli.hpp"
+#include "lsystem_options.hpp"
 #include "procgen/budget.hpp"
 
 #if PROCGEN_HAVE_STUDIO
@@ -28,6 +29,7 @@ struct ServeArgs {
   uint64_t max_body_mib = 16;
   double time_limit = 30;
   int threads = 0;
+  uint64_t memory_budget = 0;  ///< per job; 0: the default budget / max jobs
   bool quiet = false;
 };
 
@@ -50,6 +52,7 @@ void serve(const ServeArgs& args) {
   options.max_body_bytes = args.max_body_mib << 20;
   options.time_limit_seconds = args.time_limit;
   options.threads = args.threads;
+  options.memory_budget = args.memory_budget;
   options.quiet = args.quiet;
   // SIGINT/SIGTERM end the server cleanly: blocked here (and so in every
   // thread started later), taken by one thread with sigwait.
@@ -92,6 +95,10 @@ void setupServe(CLI::App& app) {
   addInteger(*cmd, "--max-body", args->max_body_mib, "Largest request body in MiB (larger get HTTP 413)", 1, 4096);
   cmd->add_option("--time-limit", args->time_limit, "Seconds a computation may run")->check(CLI::Range(0.1, 86400.0));
   addInteger(*cmd, "--threads", args->threads, "cpu backend threads per computation (0: all)", 0, 1024);
+  addMemoryBudgetOption(*cmd, args->memory_budget)
+      ->description("Memory each computation may use, e.g. 512M (default: the default budget — half the RAM, or "
+                    "of ulimit -v or the cgroup limit — divided by --max-jobs); a request that would need more "
+                    "gets a 422 'budget' error before anything is allocated");
   cmd->add_flag("--quiet", args->quiet, "No request log on stderr");
   cmd->callback([args] {
 #if PROCGEN_HAVE_STUDIO
