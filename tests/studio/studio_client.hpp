@@ -92,7 +92,7 @@ struct DecodedFrame {
   std::vector<T> as(const std::string& name) const {
     const std::string& raw = buffers.at(name);
     std::vector<T> out(raw.size() / sizeof(T));
-    std::memcpy(out.data(), raw.data(), out.size() * sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), raw.data(), out.size() * sizeof(T));
     return out;
   }
 };
