@@ -21,7 +21,12 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROCGEN_SANITIZE=addr
 cmake --build "$build" -j"$jobs" --target procgen_tests procgen_cli
 suppressions="$PWD/$build/lsan.supp"
 cat /dev/null tests/*/lsan.supp > "$suppressions" 2>/dev/null || true
-export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+# use_sigaltstack=0: PoCL's LLVM gives a thread that compiles a kernel its own
+# alternate signal stack (heap memory); when that thread ends — a studio
+# server's worker running an opencl request — ASan tries to unmap it as its
+# own and aborts ("failed to deallocate"). Without ASan's alternate stacks
+# only stack-overflow reports lose their stack trace.
+export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:use_sigaltstack=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$suppressions:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 # Known problem (not fixed yet): in a process that ran PoCL, LeakSanitizer's
