@@ -14,7 +14,6 @@
 // gathered on rank 0 for the tone mapping: the same histogram bits as one
 // process on serial or cpu, for every rank count.
 #include <algorithm>
-#include <chrono>
 
 #include "common/dispatch.hpp"
 #include "common/large_buffer.hpp"
@@ -151,27 +150,6 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
     std::copy(all.begin(), all.end(), reinterpret_cast<uint8_t*>(histogram.buckets.data()));
   }
   return histogram;
-}
-
-FlameImage renderFlameAcrossRanks(const FlameGenome& genome, const FlameRenderOptions& options,
-                                  const Execution& execution, FlameRenderStats* stats) {
-  if (distributed::size() == 1) return renderFlame(genome, options, execution, stats);
-  using Clock = std::chrono::steady_clock;
-  const auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  const Clock::time_point start = Clock::now();
-  const FlameHistogram histogram = iterateFlameAcrossRanks(genome, options, execution);
-  const Clock::time_point iterated = Clock::now();
-  FlameImage image;
-  if (distributed::isRoot()) image = toneMapFlame(genome, histogram, options, execution);
-  const Clock::time_point done = Clock::now();
-  if (stats) {
-    stats->samples = histogram.samples;
-    stats->bad_values = histogram.bad_values;
-    stats->iter_ms = ms(iterated - start);
-    stats->filter_ms = ms(done - iterated);
-    stats->total_ms = ms(done - start);
-  }
-  return image;
 }
 
 }  // namespace procgen

@@ -134,6 +134,7 @@ struct Model {
   DeriveStats stats;
   Geometry geometry;
   uint64_t seed = 1;
+  Execution execution;  ///< the request's backend and threads
   double parse_ms = 0, derive_ms = 0, interpret_ms = 0;
 };
 
@@ -146,9 +147,8 @@ Model buildModel(const Params& params, Job& job) {
   const bool has_seed = params.has("seed");
   const uint64_t seed = params.seed("seed", 1);
   const std::map<std::string, float> defines = defineOverrides(params);
-  const Execution execution = job.execution(params);
-
   Model model;
+  const Execution execution = model.execution = job.execution(params);
   auto t0 = Clock::now();
   model.lsystem = LSystem::fromText(withDefines(detail::withoutBom(text), defines), "model.l");
   model.parse_ms = msSince(t0);
@@ -238,9 +238,9 @@ Bounds parallelBounds(const Geometry& g, int threads) {
   return total;
 }
 
-Frame geometryFrame(const Model& model, const Params& params, Job& job) {
+Frame geometryFrame(const Model& model, Job& job) {
   const Geometry& g = model.geometry;
-  const int threads = job.execution(params).threads;
+  const int threads = model.execution.threads;
   auto t0 = Clock::now();
   const Bounds bounds = parallelBounds(g, threads);
   const U16Quantizer quantize = quantizerOf(bounds);
@@ -328,7 +328,7 @@ Frame geometryFrame(const Model& model, const Params& params, Job& job) {
   h["bounds"] = boundsJson(bounds);
   h["seed"] = std::to_string(model.seed);
   h["angle"] = model.angle;
-  h["backend"] = std::string(backendName(job.execution(params).backend));
+  h["backend"] = std::string(backendName(model.execution.backend));
   h["file"] = {{"derivation_length", l.derivationLength()},
                {"angle", l.view().angle_deg},
                {"seed", l.seed() ? json(std::to_string(*l.seed())) : json(nullptr)},
@@ -380,7 +380,7 @@ void registerLsystemEndpoints(Api& api) {
   api.compute("/api/lsystem/geometry", "lsystem.geometry", [](const Request& request, Job& job) {
     const double start_ms = job.elapsedMs();
     Model model = buildModel(request.params, job);
-    Frame frame = geometryFrame(model, request.params, job);
+    Frame frame = geometryFrame(model, job);
     frame.header["timings"]["total_ms"] = job.elapsedMs() - start_ms;
     return Reply::ofFrame(frame);
   });

@@ -69,3 +69,28 @@ export function executionControls(parent, info, onChange) {
   });
   return () => ({ backend: backend.value, threads: Number(threads.value) });
 }
+
+/**
+ * A tab's two columns: `controls` (class "controls <name>-controls") and
+ * `view`, with the stats box over the view (data-testid="stats").
+ */
+export function tabLayout(pane, name, { viewClass = '', statsText = '' } = {}) {
+  const controls = el('div', { className: `controls ${name}-controls` });
+  const view = el('div', { className: `view ${viewClass}`.trim() });
+  pane.append(controls, view);
+  return { controls, view, stats: statsBox(statsText) };
+}
+
+/** The stats box (data-testid="stats"); the caller places it. */
+export function statsBox(text = '') {
+  const stats = el('div', { className: 'stats', textContent: text });
+  stats.dataset.testid = 'stats';
+  return stats;
+}
+
+/** The error box every tab shows its server errors in (data-testid="error"). */
+export function errorBox() {
+  const box = el('div', { className: 'error' });
+  box.dataset.testid = 'error';
+  return box;
+}

@@ -9,7 +9,7 @@
 // smallest text change), so "save genome" saves exactly what is rendered.
 import { Channel, getJson, getText, isSuperseded } from '../api.js';
 import { createEditor } from '../editor.js';
-import { button, debounce, el, executionControls, formatCount, formatMs, select, setOptions, slider } from '../ui.js';
+import { button, debounce, el, errorBox as makeErrorBox, executionControls, formatCount, formatMs, select, setOptions, slider, tabLayout } from '../ui.js';
 
 const WIDTHS = [320, 480, 640, 960, 1280, 1920];
 
@@ -71,9 +71,7 @@ export default {
   id: 'flame',
   title: 'Flame',
   create(pane, { info }) {
-    const controls = el('div', { className: 'controls flame-controls' });
-    const view = el('div', { className: 'view flame-view' });
-    pane.append(controls, view);
+    const { controls, view, stats } = tabLayout(pane, 'flame', { viewClass: 'flame-view', statsText: 'loading…' });
 
     const genomeChannel = new Channel('/api/flame/genome');
     const renderChannel = new Channel('/api/flame/render');
@@ -121,8 +119,7 @@ export default {
       try { editor.setText(text); } finally { replacing = false; }
       describe();
     }
-    const errorBox = el('div', { className: 'error' });
-    errorBox.dataset.testid = 'error';
+    const errorBox = makeErrorBox();
     const warningBox = el('div', { className: 'muted flame-warnings' });
     controls.append(errorBox, warningBox);
 
@@ -218,8 +215,6 @@ export default {
     canvas.dataset.testid = 'flame-canvas';
     canvas.dataset.rendered = '0';
     const context = canvas.getContext('2d');
-    const stats = el('div', { className: 'stats', textContent: 'loading…' });
-    stats.dataset.testid = 'stats';
     const progress = el('div', { className: 'flame-progress' });
     progress.dataset.testid = 'progress';
     view.append(canvas, stats, progress);

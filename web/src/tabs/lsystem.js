@@ -12,7 +12,7 @@
 // pane.lsystemEditor and pane.lsystemViewer.
 import { Channel, getJson, getText, isSuperseded } from '../api.js';
 import { createEditor } from '../editor.js';
-import { button, el, executionControls, formatCount, formatMs, select, setOptions, slider } from '../ui.js';
+import { button, el, errorBox as makeErrorBox, executionControls, formatCount, formatMs, select, setOptions, slider, tabLayout } from '../ui.js';
 import { THREE, Viewer, lineSegments, triangleMesh } from '../viewer.js';
 
 const DEFAULT_EXAMPLE = 'examples/lsystems/plant-1.24b.l';
@@ -49,14 +49,10 @@ export default {
   id: 'lsystem',
   title: 'L-system',
   create(pane, { info }) {
-    const controls = el('div', { className: 'controls lsystem-controls' });
-    const view = el('div', { className: 'view' });
-    pane.append(controls, view);
+    const { controls, view, stats } = tabLayout(pane, 'lsystem');
 
     // --- view and stats
     const viewer = new Viewer(view);
-    const stats = el('div', { className: 'stats' });
-    stats.dataset.testid = 'stats';
     view.append(stats);
 
     // --- examples
@@ -65,8 +61,7 @@ export default {
     // --- editor and errors
     const editorBox = el('div', { className: 'editor' });
     controls.append(editorBox);
-    const errorBox = el('div', { className: 'error' });
-    errorBox.dataset.testid = 'error';
+    const errorBox = makeErrorBox();
     controls.append(errorBox);
     const editor = createEditor(editorBox, { language: 'lsystem', onChange: () => schedule() });
     pane.lsystemEditor = editor;

@@ -8,7 +8,7 @@
 // stale one and the server cancels its job, so a moving slider never queues.
 import { Channel, isSuperseded } from '../api.js';
 import { Viewer, triangleMesh, THREE } from '../viewer.js';
-import { el, slider, select, button, executionControls, formatCount, formatMs } from '../ui.js';
+import { el, slider, select, button, errorBox, executionControls, formatCount, formatMs, tabLayout } from '../ui.js';
 
 const TYPES = ['perlin', 'simplex', 'value', 'cellular'];
 const FRACTALS = ['fbm', 'ridged', 'billow', 'pingpong', 'none'];
@@ -50,12 +50,8 @@ export default {
   id: 'noise',
   title: 'Noise',
   create(pane, { info }) {
-    const controls = el('div', { className: 'controls noise-controls' });
-    const view = el('div', { className: 'view' });
-    pane.append(controls, view);
+    const { controls, view, stats } = tabLayout(pane, 'noise', { statsText: 'computing…' });
     const viewer = new Viewer(view);
-    const stats = el('div', { className: 'stats', textContent: 'computing…' });
-    stats.dataset.testid = 'stats';
     view.append(stats);
 
     const heightmapChannel = new Channel('/api/noise/heightmap');
@@ -109,8 +105,7 @@ export default {
     };
     controls.append(exports);
 
-    const error = el('div', { className: 'error' });
-    error.dataset.testid = 'error';
+    const error = errorBox();
     controls.append(error);
     controls.append(el('p', {
       className: 'muted',

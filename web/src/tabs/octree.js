@@ -6,7 +6,7 @@
 // docs/studio.md "### Octree"), so a click does not rebuild it.
 import { Channel, isSuperseded } from '../api.js';
 import { Viewer, pointCloud, boxWireframes, THREE } from '../viewer.js';
-import { el, slider, select, debounce, formatCount, formatMs, executionControls } from '../ui.js';
+import { el, slider, select, debounce, errorBox, formatCount, formatMs, executionControls, tabLayout } from '../ui.js';
 import { pickPoint, pointAt } from './octree/pick.js';
 
 const COUNTS = [1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000, 2000000];
@@ -37,12 +37,8 @@ export default {
   id: 'octree',
   title: 'Octree',
   create(pane, { info }) {
-    const controls = el('div', { className: 'controls' });
-    const view = el('div', { className: 'view' });
-    pane.append(controls, view);
+    const { controls, view, stats } = tabLayout(pane, 'octree', { statsText: 'building…' });
     const viewer = new Viewer(view);
-    const stats = el('div', { className: 'stats', textContent: 'building…' });
-    stats.dataset.testid = 'stats';
     view.append(stats);
     const overlay = new THREE.Group();  // the query's result: drawn over the tree, cleared with it
     overlay.renderOrder = 10;
@@ -127,8 +123,7 @@ export default {
     showQueryControls();
 
     const execution = executionControls(controls, info, () => rebuild());
-    const error = el('div', { className: 'error' });
-    error.dataset.testid = 'error';
+    const error = errorBox();
     controls.append(error);
 
     // Parse errors of an uploaded file come with the compiler-style file:line:col diagnostic.
