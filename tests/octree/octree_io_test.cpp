@@ -53,8 +53,9 @@ void expectSameTree(const Octree& a, const Octree& b) {
   EXPECT_EQ(plain(a.keys), plain(b.keys));
   EXPECT_EQ(plain(a.xyz), plain(b.xyz));
   ASSERT_EQ(a.split_center.size(), b.split_center.size());
-  if (!a.split_center.empty())  // memcmp's pointers must not be null, even for 0 bytes (UBSan)
+  if (!a.split_center.empty()) {  // memcmp's pointers must not be null, even for 0 bytes (UBSan)
     EXPECT_EQ(std::memcmp(a.split_center.data(), b.split_center.data(), a.split_center.size() * 8), 0);  // NaNs too
+  }
   EXPECT_EQ(plain(a.split_axes), plain(b.split_axes));
   EXPECT_EQ(a.stats.nodes, b.stats.nodes);
   EXPECT_EQ(a.stats.internal, b.stats.internal);
@@ -91,10 +92,12 @@ TEST(OctreeFile, RoundTripOnEveryLayout) {
     expectSameTree(tree, back);
     // The same bytes again, and the same query answers on the read tree.
     EXPECT_EQ(encodeOctree(back), bytes);
-    if (tree.layout == OctreeLayout::kLevelOrder)
-      for (uint64_t i = 0; i < 50; ++i)
+    if (tree.layout == OctreeLayout::kLevelOrder) {
+      for (uint64_t i = 0; i < 50; ++i) {
         EXPECT_EQ(octreeLocate(back, xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]),
                   octreeLocate(tree, xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]));
+      }
+    }
   }
 }
 
@@ -182,7 +185,9 @@ TEST(OctreeBoxes, BoxesHoldTheirPointsAndLeavesTileTheCube) {
       if (tree.isLeaf(i)) leaf_volume += (b[3] - b[0]) * (b[4] - b[1]) * (b[5] - b[2]);
     }
     // Compressed trees leave the cells between their nodes out; the others tile the cube.
-    if (!o.compressed) EXPECT_NEAR(leaf_volume, std::pow(tree.cube.side, 3), 1e-9 * std::pow(tree.cube.side, 3));
+    if (!o.compressed) {
+      EXPECT_NEAR(leaf_volume, std::pow(tree.cube.side, 3), 1e-9 * std::pow(tree.cube.side, 3));
+    }
   }
 }
 

@@ -9,10 +9,13 @@
 
 #include <png.h>
 
+#include <csetjmp>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "io/output_file.hpp"
+#include "procgen/error.hpp"
 
 namespace procgen::io {
 
@@ -47,5 +50,52 @@ inline void pngWriteToContext(png_structp png, png_bytep data, png_size_t size) 
 }
 
 inline void pngNoFlush(png_structp) {}
+
+/// The IHDR of a write, and the compression level.
+struct PngHeader {
+  int width = 0, height = 0, bit_depth = 8, color_type = PNG_COLOR_TYPE_RGB, compression_level = 6;
+};
+
+/// Writes the rest of a PNG after the IHDR: extra chunks, png_write_info,
+/// the rows, png_write_end. libpng longjmps out of it on an error, so it
+/// must hold no C++ objects with destructors.
+using PngWriteBody = void (*)(png_structp png, png_infop info, const void* arg);
+
+/// One libpng write into `context` under setjmp: the write struct, bytes
+/// through the context, rows of any width (libpng's default caps them at 10^6
+/// pixels), `header`, then `body`. False after a libpng error. No destructors
+/// here either.
+inline bool pngRunWrite(PngWriteContext& context, const PngHeader& header, PngWriteBody body, const void* arg) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, pngErrorToContext<PngWriteContext>,
+                                            pngIgnoreWarning);
+  if (!png) return false;
+  png_infop info = png_create_info_struct(png);
+  if (!info || setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, info ? &info : nullptr);
+    return false;
+  }
+  png_set_write_fn(png, &context, pngWriteToContext, pngNoFlush);
+  png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+  png_set_compression_level(png, header.compression_level);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(header.width), static_cast<png_uint_32>(header.height),
+               header.bit_depth, header.color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  body(png, info, arg);
+  png_destroy_write_struct(&png, &info);
+  return true;
+}
+
+/// A whole PNG into `sink` (pngRunWrite); a libpng error becomes the sink's
+/// own exception or an OutputError naming the sink with libpng's message.
+inline void pngWrite(ByteSink& sink, const PngHeader& header, PngWriteBody body, const void* arg) {
+  OutputStream out(sink);
+  PngWriteContext context;
+  context.out = &out;
+  if (!pngRunWrite(context, header, body, arg)) {
+    if (context.sink_error) std::rethrow_exception(context.sink_error);
+    throw OutputError("cannot write '" + sink.name() + "': " + context.message);
+  }
+  out.close();
+}
 
 }  // namespace procgen::io

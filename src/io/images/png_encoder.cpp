@@ -19,8 +19,6 @@
 namespace procgen {
 namespace {
 
-using PngContext = io::PngWriteContext;
-
 int colorType(int channels) {
   switch (channels) {
     case 1: return PNG_COLOR_TYPE_GRAY;
@@ -30,32 +28,24 @@ int colorType(int channels) {
   }
 }
 
-// Kept apart from C++ objects with destructors: longjmp must not skip them.
-bool encodeRows(const ImageView& image, size_t stride, const PngOptions& options, PngContext& context) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, io::pngErrorToContext<PngContext>,
-                                            io::pngIgnoreWarning);
-  if (!png) return false;
-  png_infop info = png_create_info_struct(png);
-  if (!info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, info ? &info : nullptr);
-    return false;
-  }
-  png_set_write_fn(png, &context, io::pngWriteToContext, io::pngNoFlush);
-  png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's default caps rows at 10^6 pixels
-  png_set_compression_level(png, options.compression_level);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
-               image.bit_depth, colorType(image.channels), PNG_INTERLACE_NONE,
-               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  if (options.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+struct Rows {
+  const ImageView* image;
+  size_t stride;
+  bool srgb;
+};
+
+// Under libpng's setjmp (io::PngWriteBody): no C++ objects with destructors.
+void writeRows(png_structp png, png_infop info, const void* arg) {
+  const Rows& rows = *static_cast<const Rows*>(arg);
+  const ImageView& image = *rows.image;
+  if (rows.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
   png_write_info(png, info);
   // 16-bit samples arrive native (little-endian here); PNG stores them big-endian.
   if (image.bit_depth == 16 && std::endian::native == std::endian::little) png_set_swap(png);
   const auto* base = static_cast<const unsigned char*>(image.pixels);
   for (int y = 0; y < image.height; ++y)  // libpng copies each row before transforming it
-    png_write_row(png, const_cast<png_bytep>(base + size_t(y) * stride));
+    png_write_row(png, const_cast<png_bytep>(base + size_t(y) * rows.stride));
   png_write_end(png, info);
-  png_destroy_write_struct(&png, &info);
-  return true;
 }
 
 [[noreturn]] void badImage(const std::string& why) {
@@ -85,14 +75,9 @@ size_t checkedStride(const ImageView& image, const PngOptions& options) {
 
 void encodePng(const ImageView& image, ByteSink& sink, const PngOptions& options) {
   const size_t stride = checkedStride(image, options);
-  io::OutputStream out(sink);
-  PngContext context;
-  context.out = &out;
-  if (!encodeRows(image, stride, options, context)) {
-    if (context.sink_error) std::rethrow_exception(context.sink_error);
-    throw OutputError("cannot write '" + sink.name() + "': " + context.message);
-  }
-  out.close();
+  const Rows rows{&image, stride, options.srgb};
+  io::pngWrite(sink, {image.width, image.height, image.bit_depth, colorType(image.channels), options.compression_level},
+               writeRows, &rows);
 }
 
 std::vector<uint8_t> encodePng(const ImageView& image, const PngOptions& options) {

@@ -20,8 +20,6 @@
 namespace procgen {
 namespace {
 
-using PaletteContext = io::PngWriteContext;
-
 struct PaletteImage {
   const uint8_t* entries = nullptr;  // one byte per pixel, row-major
   int width = 0, height = 0;
@@ -29,34 +27,20 @@ struct PaletteImage {
   png_byte alphas[256];
   int count = 0;
   bool with_alpha = false;
+  bool srgb = false;
 };
 
-// No destructors here: libpng may longjmp out of any call.
-bool encodePalette(const PaletteImage& image, const PngOptions& options, PaletteContext& context) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, io::pngErrorToContext<PaletteContext>,
-                                            io::pngIgnoreWarning);
-  if (!png) return false;
-  png_infop info = png_create_info_struct(png);
-  if (!info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, info ? &info : nullptr);
-    return false;
-  }
-  const int depth = image.count <= 2 ? 1 : image.count <= 4 ? 2 : image.count <= 16 ? 4 : 8;
-  png_set_write_fn(png, &context, io::pngWriteToContext, io::pngNoFlush);
-  png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
-  png_set_compression_level(png, options.compression_level);
-  png_set_IHDR(png, info, png_uint_32(image.width), png_uint_32(image.height), depth, PNG_COLOR_TYPE_PALETTE,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+// Under libpng's setjmp (io::PngWriteBody): no C++ objects with destructors.
+void writePalette(png_structp png, png_infop info, const void* arg) {
+  const PaletteImage& image = *static_cast<const PaletteImage*>(arg);
   png_set_PLTE(png, info, image.colors, image.count);
   if (image.with_alpha) png_set_tRNS(png, info, image.alphas, image.count, nullptr);
-  if (options.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+  if (image.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
   png_write_info(png, info);
   png_set_packing(png);  // one entry per byte in, 1/2/4 bits per pixel out
   for (int y = 0; y < image.height; ++y)
     png_write_row(png, const_cast<png_bytep>(image.entries + size_t(y) * size_t(image.width)));
   png_write_end(png, info);
-  png_destroy_write_struct(&png, &info);
-  return true;
 }
 
 }  // namespace
@@ -101,14 +85,10 @@ int encodeQuantizedPng(const QuantizedImage& image, ByteSink& sink, const PngOpt
     rows[i] = uint8_t(std::lower_bound(entry_keys.begin(), entry_keys.end(), key) - entry_keys.begin());
   }
   palette.entries = rows.data();
-  io::OutputStream out(sink);
-  PaletteContext context;
-  context.out = &out;
-  if (!encodePalette(palette, options, context)) {
-    if (context.sink_error) std::rethrow_exception(context.sink_error);
-    throw OutputError("cannot write '" + sink.name() + "': " + context.message);
-  }
-  out.close();
+  palette.srgb = options.srgb;
+  const int depth = palette.count <= 2 ? 1 : palette.count <= 4 ? 2 : palette.count <= 16 ? 4 : 8;
+  io::pngWrite(sink, {image.width, image.height, depth, PNG_COLOR_TYPE_PALETTE, options.compression_level}, writePalette,
+               &palette);
   return PNG_COLOR_TYPE_PALETTE;
 }
 
