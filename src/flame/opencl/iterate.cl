@@ -272,17 +272,26 @@ __kernel void flameIteratePresorted(uint point_count, uint half_bits, uint4 keys
   flameStep(j, p, points, PG_FLAME_STEP_ARGS);
 }
 
+/* The work-group's per-xform counters, cleared, when the genome's xforms fit
+ * in local memory (returns whether they do; the kernel then counts there and
+ * adds the group's totals to the global counters once). Every work-item of
+ * the group must call it: it ends with a barrier. */
+inline bool flameClearLocalCounts(__local uint* local_counts, uint xform_count) {
+  const bool use_local = xform_count <= PG_FLAME_LOCAL_COUNTS;
+  if (use_local)
+    for (uint k = (uint)get_local_id(0); k < xform_count; k += (uint)get_local_size(0)) local_counts[k] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return use_local;
+}
+
 /* xaos, 1/3: every point draws its next xform from its last xform's row
  * (row 0, the weights, for all when the genome has no xaos: has_xaos = 0). */
 __kernel void flameDrawXforms(uint point_count, ulong seed, ulong step, uint xform_count, uint has_xaos,
                               __global const ushort* selection, __global const uint* last_xform,
                               __global uint* next_xform, __global uint* counts) {
   __local uint local_counts[PG_FLAME_LOCAL_COUNTS];
-  const bool use_local = xform_count <= PG_FLAME_LOCAL_COUNTS;
+  const bool use_local = flameClearLocalCounts(local_counts, xform_count);
   const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
-  if (use_local)
-    for (uint k = lid; k < xform_count; k += lsize) local_counts[k] = 0u;
-  barrier(CLK_LOCAL_MEM_FENCE);
   const uint p = (uint)get_global_id(0);
   if (p < point_count) {
     PgFlameRng rng;
@@ -320,11 +329,8 @@ __kernel void flameGroupPoints(uint point_count, uint xform_count, __global cons
                                __global uint* cursor, __global uint* order) {
   __local uint local_counts[PG_FLAME_LOCAL_COUNTS];
   __local uint local_base[PG_FLAME_LOCAL_COUNTS];
-  const bool use_local = xform_count <= PG_FLAME_LOCAL_COUNTS;
+  const bool use_local = flameClearLocalCounts(local_counts, xform_count);
   const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
-  if (use_local)
-    for (uint k = lid; k < xform_count; k += lsize) local_counts[k] = 0u;
-  barrier(CLK_LOCAL_MEM_FENCE);
   const uint p = (uint)get_global_id(0);
   const uint j = p < point_count ? next_xform[p] : 0u;
   uint rank = 0;
