@@ -126,6 +126,7 @@ LSystemSceneDerivation deriveSceneRange(const LSystemScene& scene, LSystemSceneR
     s.iterations = options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
     if (s.iterations < 0) throw Error("the number of derivation steps must be non-negative");
     s.seed = inst.seed.value_or(options.seed + k);
+    s.scene_index = static_cast<int64_t>(k);
   }
   detail::Derivation d = detail::deriveSystems(systems, options);
   out.string = std::move(d.string);
