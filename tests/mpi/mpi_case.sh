@@ -100,7 +100,17 @@ case $CASE in
     scene_stats ref/s.json > ref.stats && scene_stats mpi/s.json > mpi.stats && cmp ref.stats mpi.stats \
         || fail "scene statistics differ"
     both scene "$SRC/examples/scenes/forest.scene" -n 3 --backend serial --cylinders -o tubes.gltf -q
-    same tubes.gltf ;;
+    same tubes.gltf
+    # polygons, a homomorphism, context and conditions, one instance per rank and more
+    printf 'Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n' > leaf.l
+    printf 'Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> A[+A]A\nhomomorphism:\nA --> F[-F]\nendlsystem\n' > hom.l
+    { echo "leaf.l at=1,0,0"; echo "hom.l scale=2 seed=4"; echo "$SRC/examples/lsystems/plant-context.l n=5"
+      echo "$SRC/examples/lsystems/tree-3d.l n=4 rotate=0,40,0"; echo "leaf.l rotate=10,20,30"; } > mix.scene
+    both scene ../mix.scene --seed 9 -o mix.ply -o mix.obj -o mix.svg --stats-json mix.json -q
+    same mix.ply mix.obj mix.svg
+    scene_stats ref/mix.json > ref.stats && scene_stats mpi/mix.json > mpi.stats && cmp ref.stats mpi.stats \
+        || fail "mixed scene statistics differ"
+    grep -q '"polygons": [1-9]' ref/mix.json || fail "the mixed scene has no polygons" ;;
   scene-parts)  # one binary part per rank and an index glTF: the one-file glb's buffer, cut at instance ranges
     (cd ref && "$PROCGEN" scene "$SRC/examples/scenes/forest.scene" --backend serial -o f.glb -q) || fail "reference"
     (cd mpi && $MPI "$PROCGEN" scene "$SRC/examples/scenes/forest.scene" --backend serial --parts -o f.gltf -q) \
