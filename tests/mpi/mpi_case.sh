@@ -32,7 +32,7 @@ same() {
   done
 }
 stats() { grep -E '"(checksum|min|max|mean|points|vertices|triangles)"' "$1"; }
-scene_stats() { grep -vE '"(derive_ms|interpret_ms|gen_ms|ranks|rank_balance)"' "$1"; }  # all but timings and the split
+scene_stats() { grep -vE '"(derive_ms|interpret_ms|gen_ms|cpu_ms|work_cpu_ms|work_cpu_max_ms|ranks|rank_balance)"' "$1"; }  # all but timings and the split
 
 # Failure cases: every rank's own exit code, via a shell around each rank.
 WRAP='"$0" "$@"; code=$?; echo "rank exit $code" >&2; exit 0'
