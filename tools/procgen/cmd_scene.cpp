@@ -250,11 +250,8 @@ void runScene(SceneArgs& a) {
   sums[0] = derivation.string.size();
   distributed::allReduce(std::span<uint64_t>(sums, 4), distributed::ReduceOp::kSum);
   // The work each rank did (modules written and read), for the balance: max / mean.
-  const uint64_t work = sums[1] == 0 ? 0 : [&] {
-    uint64_t w = derivation.string.size();
-    for (const DeriveStats& st : derivation.stats) w += st.modules_total;
-    return w;
-  }();
+  uint64_t work = derivation.string.size();
+  for (const DeriveStats& st : derivation.stats) work += st.modules_total;
   double balance[2] = {double(work), double(work)};
   distributed::allReduce(std::span<double>(balance, 1), distributed::ReduceOp::kMax);
   distributed::allReduce(std::span<double>(balance + 1, 1), distributed::ReduceOp::kSum);
