@@ -8,9 +8,10 @@
 # R = 1, 2, 1, 2, ... Prints per run: wall time of the whole job (mpirun
 # included), gen_ms (the slowest rank's derive + interpret + gather), cpu_ms
 # (the CPU time of that section summed over the ranks; MPI spins while a
-# rank waits, so this counts waiting), work cpu (derive + interpret only,
-# summed over the ranks, and its largest rank: T1 / max rank bounds the
-# speed-up on idle cores), the CPU seconds of the whole job (user + system,
+# rank waits, so this counts waiting), work cpu (the CPU time of derive +
+# interpret only, summed over the ranks, and its largest rank: T1 / max rank
+# bounds the speed-up on idle cores; its system part, page faults of large
+# buffers, varies tenfold on a machine short of free memory), the CPU seconds of the whole job (user + system,
 # MPI start included) and rank_balance (the largest rank's modules written
 # and read / the mean; 1 for R = 1).
 set -eu

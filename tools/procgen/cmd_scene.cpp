@@ -32,7 +32,7 @@ struct SceneArgs {
   bool quiet = false;
 };
 
-/// CPU time of this process (all its threads) in milliseconds.
+/// CPU time of this process (all its threads, user + system) in milliseconds.
 double processCpuMs() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -47,61 +47,45 @@ struct InstanceFigures {
   Bounds bounds;
 };
 
-template <typename T>
-void appendBytes(std::vector<uint8_t>& out, const T* data, size_t count) {
-  const auto* p = reinterpret_cast<const uint8_t*>(data);
-  out.insert(out.end(), p, p + count * sizeof(T));
+template <typename Array>
+std::span<const uint8_t> bytesOf(const Array& a) {
+  return {reinterpret_cast<const uint8_t*>(a.data()), a.size() * sizeof(a[0])};
 }
 
-template <typename T>
-const uint8_t* readBytes(const uint8_t* at, std::vector<T>& out, size_t count) {
-  const size_t old = out.size();
-  out.resize(old + count);
-  std::memcpy(out.data() + old, at, count * sizeof(T));
-  return at + count * sizeof(T);
-}
-
-/// A rank's placed geometry as bytes: five counts, then the arrays.
-std::vector<uint8_t> serialize(const Geometry& g) {
-  std::vector<uint8_t> out;
-  const uint64_t counts[3] = {g.segments.size(), g.polygon_vertices.size(), g.polygonCount()};
-  appendBytes(out, counts, 3);
-  appendBytes(out, g.segments.data(), g.segments.size());
-  appendBytes(out, g.polygon_vertices.data(), g.polygon_vertices.size());
-  appendBytes(out, g.polygon_offsets.data() + 1, g.polygonCount());
-  appendBytes(out, g.polygon_colors.data(), g.polygonCount());
-  appendBytes(out, g.polygon_instances.data(), g.polygonCount());
-  return out;
-}
-
-/// The ranks' geometries gathered in rank order (instance order: the ranges
-/// are contiguous), joined as placeAll joins instances in one process.
-Geometry joinGathered(const std::vector<uint8_t>& bytes, const std::vector<uint64_t>& sizes) {
-  uint64_t totals[3] = {0, 0, 0};
-  for (size_t r = 0, at = 0; r < sizes.size(); at += sizes[r++]) {
-    uint64_t counts[3];
-    std::memcpy(counts, bytes.data() + at, sizeof counts);
-    for (int i = 0; i < 3; ++i) totals[i] += counts[i];
-  }
+/// Collective: the ranks' placed geometries joined on rank 0 in rank order
+/// (instance order: the ranges are contiguous), as placeAll joins instances
+/// in one process; each array is gathered and copied once into place.
+/// Other ranks get an empty geometry.
+Geometry gatherGeometry(const Geometry& local) {
+  std::vector<uint64_t> vertex_bytes, polygon_bytes;
+  const std::vector<uint8_t> segments = distributed::gather(bytesOf(local.segments), 0);
+  const std::vector<uint8_t> vertices = distributed::gather(bytesOf(local.polygon_vertices), 0, &vertex_bytes);
+  const std::span<const uint64_t> ends(local.polygon_offsets.data() + 1, local.polygonCount());
+  const std::vector<uint8_t> offsets = distributed::gather(bytesOf(ends), 0, &polygon_bytes);
+  const std::vector<uint8_t> colors = distributed::gather(bytesOf(local.polygon_colors), 0);
+  const std::vector<uint8_t> instances = distributed::gather(bytesOf(local.polygon_instances), 0);
   Geometry g;
-  g.segments.resize(totals[0]);
-  g.polygon_vertices.reserve(totals[1]);
-  g.polygon_offsets.reserve(totals[2] + 1);
-  uint64_t segments = 0;
-  for (size_t r = 0, at = 0; r < sizes.size(); at += sizes[r++]) {
-    uint64_t counts[3];
-    std::memcpy(counts, bytes.data() + at, sizeof counts);
-    const uint8_t* p = bytes.data() + at + sizeof counts;
-    std::memcpy(g.segments.data() + segments, p, counts[0] * sizeof(Segment));
-    segments += counts[0];
-    p += counts[0] * sizeof(Segment);
-    const uint64_t v0 = g.polygon_vertices.size();
-    p = readBytes(p, g.polygon_vertices, counts[1]);
-    const size_t o0 = g.polygon_offsets.size();
-    p = readBytes(p, g.polygon_offsets, counts[2]);
-    for (size_t i = o0; i < g.polygon_offsets.size(); ++i) g.polygon_offsets[i] += v0;
-    p = readBytes(p, g.polygon_colors, counts[2]);
-    readBytes(p, g.polygon_instances, counts[2]);
+  if (!distributed::isRoot()) return g;
+  g.segments.resize(segments.size() / sizeof(Segment));
+  if (!segments.empty()) std::memcpy(g.segments.data(), segments.data(), segments.size());
+  g.polygon_vertices.resize(vertices.size() / sizeof(Vec3));
+  if (!vertices.empty()) std::memcpy(g.polygon_vertices.data(), vertices.data(), vertices.size());
+  g.polygon_colors.resize(colors.size() / sizeof(int32_t));
+  if (!colors.empty()) std::memcpy(g.polygon_colors.data(), colors.data(), colors.size());
+  g.polygon_instances.resize(instances.size() / sizeof(int32_t));
+  if (!instances.empty()) std::memcpy(g.polygon_instances.data(), instances.data(), instances.size());
+  // Each rank's polygon ends count from its own first vertex: shifted by the vertices before it.
+  g.polygon_offsets.resize(1 + offsets.size() / sizeof(uint64_t));
+  const uint8_t* ends_in = offsets.data();
+  uint64_t vertex_base = 0;
+  size_t p = 1;
+  for (size_t r = 0; r < polygon_bytes.size(); ++r) {
+    for (uint64_t k = 0; k < polygon_bytes[r] / sizeof(uint64_t); ++k, ++p) {
+      uint64_t end;
+      std::memcpy(&end, ends_in + (p - 1) * sizeof(uint64_t), sizeof end);
+      g.polygon_offsets[p] = vertex_base + end;
+    }
+    vertex_base += vertex_bytes[r] / sizeof(Vec3);
   }
   return g;
 }
@@ -179,7 +163,9 @@ void runScene(SceneArgs& a) {
   const Geometry local = interpretSceneRange(scene, derivation, scene_modules[0], execution, a.seed,
                                              a.budget.max_modules, a.budget.memory_budget);
   const auto t3 = Clock::now();
-  const double work_cpu_ms = (cpu1 - cpu0) + (processCpuMs() - cpu2);  // derive + interpret, no waiting
+  // CPU time of derive + interpret: no MPI waiting in it. (Its system part, page faults of the
+  // large buffers, varies tenfold on a machine short of free memory: compare small scenes.)
+  const double work_cpu_ms = (cpu1 - cpu0) + (processCpuMs() - cpu2);
 
   // Per-instance figures from this rank's tagged geometry.
   std::vector<InstanceFigures> figures(range.size());
@@ -209,11 +195,7 @@ void runScene(SceneArgs& a) {
   for (const std::string& out : a.output.files.paths)
     (OutputOptions::isStringOutput(out) ? needs_string : needs_geometry) = true;
   Geometry gathered;
-  if (ranks > 1 && needs_geometry && !a.parts) {
-    std::vector<uint64_t> sizes;
-    const std::vector<uint8_t> bytes = distributed::gather(serialize(local), 0, &sizes);
-    if (distributed::isRoot()) gathered = joinGathered(bytes, sizes);
-  }
+  if (ranks > 1 && needs_geometry && !a.parts) gathered = gatherGeometry(local);
   const Geometry& geometry = ranks > 1 ? gathered : local;
   std::string text;
   if (needs_string) {
