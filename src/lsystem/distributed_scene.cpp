@@ -44,8 +44,9 @@ ExpectedSuccessors expectedSuccessors(const detail::RuleTable& table) {
     bool must_apply = stochastic;  // one of the stochastic productions is drawn
     for (int32_t p = first; p != PG_NO_PRODUCTION; p = table.productions[size_t(p)].next) {
       const PgProduction& prod = table.productions[size_t(p)];
-      const double weight =
-          !stochastic ? 1.0 : prod.probability != PG_NOT_STOCHASTIC ? std::max(0.0, double(prod.probability)) : 0.0;
+      const double weight = !stochastic                             ? 1.0
+                            : prod.probability != PG_NOT_STOCHASTIC ? std::max(0.0, double(prod.probability))
+                                                                    : 0.0;
       for (int32_t m = 0; m < prod.succ_count; ++m)
         counts[size_t(table.successors[size_t(prod.succ_begin + m)].symbol) & 0xff] += weight;
       total_weight += weight;
@@ -116,7 +117,8 @@ std::vector<uint64_t> predictSceneCosts(const LSystemScene& scene, const DeriveO
   for (size_t k = 0; k < costs.size(); ++k) {
     const LSystemInstance& inst = scene.instances[k];
     const detail::LSystemData& data = inst.lsystem.data();
-    const int iterations = options.iterations ? *options.iterations : inst.iterations.value_or(data.derivation_length);
+    const int iterations =
+        options.iterations ? *options.iterations : inst.iterations.value_or(data.derivation_length);
     costs[k] = static_cast<uint64_t>(std::llround(predictedCost(data, std::max(0, iterations))));
   }
   return costs;
@@ -139,8 +141,10 @@ std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, 
   uint64_t lo = largest, hi = std::max(total, largest);
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
-    if (blocksFromEnd(capped, mid) <= uint64_t(ranks)) hi = mid;
-    else lo = mid + 1;
+    if (blocksFromEnd(capped, mid) <= uint64_t(ranks))
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   // The blocks for that bottleneck, the last rank's first: rank 0 keeps the rest.
   std::vector<LSystemSceneRange> ranges(static_cast<size_t>(ranks));
@@ -148,7 +152,8 @@ std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, 
   for (int r = ranks - 1; r >= 0; --r) {
     size_t begin = end;
     uint64_t sum = 0;
-    if (r == 0) begin = 0;
+    if (r == 0)
+      begin = 0;
     else
       while (begin > 0 && sum + capped[begin - 1] <= lo) sum += capped[--begin];
     ranges[size_t(r)] = {begin, end};
@@ -170,8 +175,10 @@ GlbChunks splitGlb(std::span<const uint8_t> glb) {
     const uint32_t length = readU32(glb, at), type = readU32(glb, at + 4);
     if (length > glb.size() - at - 8) throw bad();
     const uint8_t* data = glb.data() + at + 8;
-    if (type == 0x4E4F534Au) out.json.assign(reinterpret_cast<const char*>(data), length);  // "JSON"
-    else if (type == 0x004E4942u) out.bin.assign(data, data + length);                       // "BIN\0"
+    if (type == 0x4E4F534Au)
+      out.json.assign(reinterpret_cast<const char*>(data), length);  // "JSON"
+    else if (type == 0x004E4942u)
+      out.bin.assign(data, data + length);  // "BIN\0"
     at += 8 + size_t(length);
   }
   if (out.json.empty()) throw bad();
@@ -197,7 +204,8 @@ std::string mergeGltfParts(std::span<const std::string> part_json, std::span<con
     if (p == 0) {
       index["asset"] = part.value("asset", Json::object());
       materials = part.value("materials", Json::array());
-      if (part.contains("scenes") && !part["scenes"].empty()) scene_name = part["scenes"][0].value("name", "procgen");
+      if (part.contains("scenes") && !part["scenes"].empty())
+        scene_name = part["scenes"][0].value("name", "procgen");
     } else if (part.value("materials", Json::array()) != materials) {
       throw Error("glTF part " + std::to_string(p) + ": its materials differ from part 0's");
     }
@@ -228,7 +236,8 @@ std::string mergeGltfParts(std::span<const std::string> part_json, std::span<con
       nodes.push_back(std::move(nd));
     }
     if (part.contains("scenes") && !part["scenes"].empty())
-      for (const Json& id : part["scenes"][0].value("nodes", Json::array())) scene_nodes.push_back(id.get<size_t>() + node_base);
+      for (const Json& id : part["scenes"][0].value("nodes", Json::array()))
+        scene_nodes.push_back(id.get<size_t>() + node_base);
   }
   if (!accessors.empty()) index["accessors"] = std::move(accessors);
   if (!buffers.empty()) index["buffers"] = std::move(buffers);

@@ -19,8 +19,8 @@
 #include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/interpret_budget.hpp"
-#include "lsystem/memory_budget.hpp"
 #include "lsystem/lsystem_data.hpp"
+#include "lsystem/memory_budget.hpp"
 #include "lsystem/opencl/interpret.hpp"
 #include "lsystem/pass_runner.hpp"
 #include "procgen/budget.hpp"
@@ -85,7 +85,8 @@ Geometry placeAll(const LSystemScene& scene, size_t first, const std::vector<Geo
   }
   detail::reserveLarge(out.segments, segments);
   detail::reserveLarge(out.polygon_vertices, vertices);
-  for (size_t k = 0; k < parts.size(); ++k) appendPlaced(out, parts[k], Placement(scene.instances[first + k]));
+  for (size_t k = 0; k < parts.size(); ++k)
+    appendPlaced(out, parts[k], Placement(scene.instances[first + k]));
   if (!detail::finiteGeometry(out)) {
     for (size_t k = 0; k < parts.size(); ++k) {
       Geometry one;
@@ -102,7 +103,8 @@ Geometry placeAll(const LSystemScene& scene, size_t first, const std::vector<Geo
 }  // namespace
 
 ModuleString LSystemSceneDerivation::instanceString(size_t k, const LSystemScene& scene) const {
-  return detail::sliceModules(string, begin[k], begin[k + 1], scene.instances[first + k].lsystem.parametric());
+  return detail::sliceModules(string, begin[k], begin[k + 1],
+                              scene.instances[first + k].lsystem.parametric());
 }
 
 LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options) {
@@ -123,7 +125,8 @@ LSystemSceneDerivation deriveSceneRange(const LSystemScene& scene, LSystemSceneR
     const LSystemInstance& inst = scene.instances[k];
     detail::DerivedSystem& s = systems[k - range.first];
     s.data = &inst.lsystem.data();
-    s.iterations = options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
+    s.iterations =
+        options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
     if (s.iterations < 0) throw Error("the number of derivation steps must be non-negative");
     s.seed = inst.seed.value_or(options.seed + k);
     s.scene_index = static_cast<int64_t>(k);
@@ -171,7 +174,8 @@ Geometry interpretSceneRange(const LSystemScene& scene, const LSystemSceneDeriva
         inst.lsystem.data(), derivation.string, derivation.begin[k], derivation.begin[k + 1],
         inst.seed.value_or(seed + first + k), max_modules, memory_budget_bytes,
         checkedAdd(held, checkedMul(parts_bytes, 2).value_or(UINT64_MAX)).value_or(UINT64_MAX),
-        "scene interpretation, instance " + std::to_string(first + k) + " (line " + std::to_string(inst.line) + ")");
+        "scene interpretation, instance " + std::to_string(first + k) + " (line " +
+            std::to_string(inst.line) + ")");
     parts_bytes = checkedAdd(parts_bytes, size.bytes).value_or(UINT64_MAX);
   }
   requireMemory("scene interpretation (" + std::to_string(n) + " instances, drawn and placed)",
@@ -190,7 +194,8 @@ Geometry interpretSceneRange(const LSystemScene& scene, const LSystemSceneDeriva
     for (size_t k = 0; k < n; ++k) {
       opts[k] = options(k, execution);
       const auto first = derivation.string.symbols.begin() + static_cast<std::ptrdiff_t>(derivation.begin[k]);
-      const auto last = derivation.string.symbols.begin() + static_cast<std::ptrdiff_t>(derivation.begin[k + 1]);
+      const auto last =
+          derivation.string.symbols.begin() + static_cast<std::ptrdiff_t>(derivation.begin[k + 1]);
       const bool branching = std::any_of(first, last, [](uint8_t c) { return c == '[' || c == ']'; });
       together[k] = instance(k).lsystem.data().homomorphism.empty() &&
                     (branching || last - first < (std::ptrdiff_t{1} << 16));
@@ -199,9 +204,11 @@ Geometry interpretSceneRange(const LSystemScene& scene, const LSystemSceneDeriva
         detail::interpretBatchOpenCL(derivation.string, derivation.begin, opts, together, execution.device);
     for (size_t k = 0; k < n; ++k)
       if (together[k] && !detail::finiteGeometry(parts[k]))
-        detail::throwNonFiniteGeometry(instance(k).lsystem.data(), derivation.instanceString(k, scene), opts[k]);
+        detail::throwNonFiniteGeometry(instance(k).lsystem.data(), derivation.instanceString(k, scene),
+                                       opts[k]);
     for (size_t k = 0; k < n; ++k)
-      if (!together[k]) parts[k] = interpret(instance(k).lsystem, derivation.instanceString(k, scene), opts[k]);
+      if (!together[k])
+        parts[k] = interpret(instance(k).lsystem, derivation.instanceString(k, scene), opts[k]);
     return placeAll(scene, first, parts);
   };
   auto onHost = [&] {

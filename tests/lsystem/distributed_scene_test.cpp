@@ -90,7 +90,8 @@ TEST(DistributedScenePartition, OptimalContiguousAndWithinBoundOfBestAssignment)
     const int ranks = 1 + int(rng() % 4);
     std::vector<uint64_t> costs(n);
     for (uint64_t& c : costs) c = rng() % 4 == 0 ? 0 : rng() % (trial % 2 ? 100 : 100000);
-    SCOPED_TRACE("trial " + std::to_string(trial) + ": n " + std::to_string(n) + ", ranks " + std::to_string(ranks));
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": n " + std::to_string(n) + ", ranks " +
+                 std::to_string(ranks));
     const std::vector<LSystemSceneRange> ranges = procgen::partitionByCost(costs, ranks);
     ASSERT_EQ(ranges.size(), size_t(ranks));
     // Every instance once, in rank order: rank r's range starts where r-1's ends.
@@ -163,16 +164,18 @@ TEST_F(DistributedSceneTest, PredictedCostsAreExactForD0LAndTheMeanForStochastic
   write("erase.l", "Lsystem: 1\nderivation length: 3\nAxiom: AAB\nA --> \nB --> BA\nendlsystem\n");
   const procgen::LSystemScene s =
       scene({(kExamples / "plant-2d.l").string() + " n=4", (kExamples / "koch-curve.l").string() + " n=3",
-             (kExamples / "tree-3d.l").string() + " n=5", (kExamples / "hilbert3d.l").string() + " n=2", "erase.l",
-             (kExamples / "plant-stochastic.l").string() + " n=5"});
+             (kExamples / "tree-3d.l").string() + " n=5", (kExamples / "hilbert3d.l").string() + " n=2",
+             "erase.l", (kExamples / "plant-stochastic.l").string() + " n=5"});
   const std::vector<uint64_t> predicted = procgen::predictSceneCosts(s, procgen::DeriveOptions{});
   ASSERT_EQ(predicted.size(), s.instances.size());
-  for (size_t k = 0; k + 1 < s.instances.size(); ++k) EXPECT_EQ(predicted[k], derivedCost(s, k, 1)) << "instance " << k;
+  for (size_t k = 0; k + 1 < s.instances.size(); ++k)
+    EXPECT_EQ(predicted[k], derivedCost(s, k, 1)) << "instance " << k;
   // Stochastic: F becomes 5, 3 or 3 Fs (+ brackets) with probabilities .33/.33/.34; the
   // prediction is the expectation, which the mean over many seeds approaches.
   double mean = 0;
   const int seeds = 400;
-  for (int seed = 1; seed <= seeds; ++seed) mean += double(derivedCost(s, s.instances.size() - 1, uint64_t(seed)));
+  for (int seed = 1; seed <= seeds; ++seed)
+    mean += double(derivedCost(s, s.instances.size() - 1, uint64_t(seed)));
   mean /= seeds;
   EXPECT_NEAR(double(predicted.back()), mean, 0.05 * mean);
   // -n overrides every instance, as in deriveScene.
@@ -187,14 +190,17 @@ TEST_F(DistributedSceneTest, PredictedCostsAreExactForD0LAndTheMeanForStochastic
 }
 
 TEST_F(DistributedSceneTest, RangesJoinIntoTheWholeScene) {
-  write("leaf.l", "Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n");
-  write("hom.l", "Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> A[+A]A\nhomomorphism:\nA --> F[-F]\nendlsystem\n");
-  write("par.l", "Lsystem: 1\nderivation length: 6\nAxiom: A(1)\n"
-                 "A(x) : x < 4 --> F(x)[+A(x+1)]A(x*1.5)\nA(x) : x >= 4 --> F(x)\nendlsystem\n");
-  const procgen::LSystemScene s = scene(
-      {"leaf.l at=1,0,0", (kExamples / "plant-stochastic.l").string() + " n=4 rotate=0,30,0", "hom.l scale=2",
-       (kExamples / "tree-3d.l").string() + " n=4", "par.l", (kExamples / "plant-context.l").string() + " n=5",
-       "leaf.l rotate=10,20,30 seed=5"});
+  write("leaf.l",
+        "Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n");
+  write("hom.l",
+        "Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> A[+A]A\nhomomorphism:\nA --> F[-F]\nendlsystem\n");
+  write("par.l",
+        "Lsystem: 1\nderivation length: 6\nAxiom: A(1)\n"
+        "A(x) : x < 4 --> F(x)[+A(x+1)]A(x*1.5)\nA(x) : x >= 4 --> F(x)\nendlsystem\n");
+  const procgen::LSystemScene s =
+      scene({"leaf.l at=1,0,0", (kExamples / "plant-stochastic.l").string() + " n=4 rotate=0,30,0",
+             "hom.l scale=2", (kExamples / "tree-3d.l").string() + " n=4", "par.l",
+             (kExamples / "plant-context.l").string() + " n=5", "leaf.l rotate=10,20,30 seed=5"});
   std::vector<procgen::test::Variant> variants = procgen::test::availableVariants(
       {procgen::test::makeVariant(Backend::kSerial, 1), procgen::test::makeVariant(Backend::kCpu, 2)});
   for (const procgen::test::Variant& v : variants) {
@@ -224,15 +230,18 @@ TEST_F(DistributedSceneTest, RangesJoinIntoTheWholeScene) {
             procgen::interpretSceneRange(s, part, whole.string.size(), v.execution(), 7);
         const uint64_t v0 = got.polygon_vertices.size();
         for (const procgen::Segment& seg : g.segments) got.segments.push_back(seg);
-        got.polygon_vertices.insert(got.polygon_vertices.end(), g.polygon_vertices.begin(), g.polygon_vertices.end());
-        for (size_t p = 1; p < g.polygon_offsets.size(); ++p) got.polygon_offsets.push_back(v0 + g.polygon_offsets[p]);
+        got.polygon_vertices.insert(got.polygon_vertices.end(), g.polygon_vertices.begin(),
+                                    g.polygon_vertices.end());
+        for (size_t p = 1; p < g.polygon_offsets.size(); ++p)
+          got.polygon_offsets.push_back(v0 + g.polygon_offsets[p]);
         got.polygon_colors.insert(got.polygon_colors.end(), g.polygon_colors.begin(), g.polygon_colors.end());
         got.polygon_instances.insert(got.polygon_instances.end(), g.polygon_instances.begin(),
                                      g.polygon_instances.end());
       }
       EXPECT_EQ(hash, procgen::stringHash(whole.string));
       ASSERT_EQ(got.segments.size(), want.segments.size());
-      EXPECT_EQ(std::memcmp(got.segments.data(), want.segments.data(), want.segments.size() * sizeof(procgen::Segment)),
+      EXPECT_EQ(std::memcmp(got.segments.data(), want.segments.data(),
+                            want.segments.size() * sizeof(procgen::Segment)),
                 0);
       ASSERT_EQ(got.polygon_vertices.size(), want.polygon_vertices.size());
       EXPECT_EQ(std::memcmp(got.polygon_vertices.data(), want.polygon_vertices.data(),
@@ -253,21 +262,24 @@ std::vector<unsigned char> accessorBytes(const tinygltf::Model& m, int id) {
   const size_t bytes = a.count * size_t(tinygltf::GetComponentSizeInBytes(uint32_t(a.componentType))) *
                        size_t(tinygltf::GetNumComponentsInType(uint32_t(a.type)));
   EXPECT_EQ(bytes, v.byteLength);
-  return {data.begin() + long(v.byteOffset + a.byteOffset), data.begin() + long(v.byteOffset + a.byteOffset + bytes)};
+  return {data.begin() + long(v.byteOffset + a.byteOffset),
+          data.begin() + long(v.byteOffset + a.byteOffset + bytes)};
 }
 
 TEST_F(DistributedSceneTest, GltfPartsHoldTheOneFileGeometry) {
-  write("leaf.l", "Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n");
-  const procgen::LSystemScene s =
-      scene({"leaf.l", (kExamples / "plant-2d.l").string() + " n=3", (kExamples / "tree-3d.l").string() + " n=4",
-             "leaf.l at=5,0,0", (kExamples / "koch-curve.l").string() + " n=2"});
+  write("leaf.l",
+        "Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n");
+  const procgen::LSystemScene s = scene({"leaf.l", (kExamples / "plant-2d.l").string() + " n=3",
+                                         (kExamples / "tree-3d.l").string() + " n=4", "leaf.l at=5,0,0",
+                                         (kExamples / "koch-curve.l").string() + " n=2"});
   for (bool cylinders : {false, true}) {
     SCOPED_TRACE(cylinders ? "tubes" : "lines");
     procgen::WriteOptions write_options;
     write_options.cylinders = cylinders;
     const procgen::LSystemSceneDerivation whole = procgen::deriveScene(s, {});
     const procgen::Geometry geometry = procgen::interpretScene(s, whole, Execution{});
-    const std::vector<uint8_t> glb = procgen::encodeGeometry(geometry, procgen::GeometryFormat::kGlb, write_options);
+    const std::vector<uint8_t> glb =
+        procgen::encodeGeometry(geometry, procgen::GeometryFormat::kGlb, write_options);
     tinygltf::TinyGLTF loader;
     tinygltf::Model want, got;
     std::string err, warn;
@@ -308,7 +320,8 @@ TEST_F(DistributedSceneTest, GltfPartsHoldTheOneFileGeometry) {
           ASSERT_EQ(gp.attributes.size(), wp.attributes.size());
           for (const auto& [name, id] : wp.attributes) {
             ASSERT_TRUE(gp.attributes.count(name)) << name;
-            EXPECT_EQ(accessorBytes(got, gp.attributes.at(name)), accessorBytes(want, id)) << wm.name << " " << name;
+            EXPECT_EQ(accessorBytes(got, gp.attributes.at(name)), accessorBytes(want, id))
+                << wm.name << " " << name;
           }
           EXPECT_EQ(accessorBytes(got, gp.indices), accessorBytes(want, wp.indices)) << wm.name;
         }
@@ -318,7 +331,8 @@ TEST_F(DistributedSceneTest, GltfPartsHoldTheOneFileGeometry) {
 }
 
 TEST(DistributedSceneGlb, SplitRejectsWhatIsNotAGlb) {
-  const std::vector<uint8_t> text{'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '!', 0, 0, 0, 0, 0, 0, 0, 0};
+  const std::vector<uint8_t> text{'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l',
+                                  'd', '!', 0,   0,   0,   0,   0,   0,   0,   0};
   EXPECT_THROW(procgen::splitGlb(text), procgen::Error);
   const std::vector<std::string> bad{"{not json"}, uri{"a.bin"};
   EXPECT_THROW(procgen::mergeGltfParts(bad, uri), procgen::Error);

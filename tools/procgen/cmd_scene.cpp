@@ -59,7 +59,8 @@ std::span<const uint8_t> bytesOf(const Array& a) {
 Geometry gatherGeometry(const Geometry& local) {
   std::vector<uint64_t> vertex_bytes, polygon_bytes;
   const std::vector<uint8_t> segments = distributed::gather(bytesOf(local.segments), 0);
-  const std::vector<uint8_t> vertices = distributed::gather(bytesOf(local.polygon_vertices), 0, &vertex_bytes);
+  const std::vector<uint8_t> vertices =
+      distributed::gather(bytesOf(local.polygon_vertices), 0, &vertex_bytes);
   const std::span<const uint64_t> ends(local.polygon_offsets.data() + 1, local.polygonCount());
   const std::vector<uint8_t> offsets = distributed::gather(bytesOf(ends), 0, &polygon_bytes);
   const std::vector<uint8_t> colors = distributed::gather(bytesOf(local.polygon_colors), 0);
@@ -134,8 +135,9 @@ void runScene(SceneArgs& a) {
   if (a.parts)
     for (const std::string& out : a.output.files.paths)
       if (!OutputOptions::isStringOutput(out) && extensionOf(out) != ".gltf")
-        throw Error("--parts writes a glTF index with one binary part per rank: use -o NAME.gltf, not '" + out + "'",
-                    ExitCode::kUsage);
+        throw Error(
+            "--parts writes a glTF index with one binary part per rank: use -o NAME.gltf, not '" + out + "'",
+            ExitCode::kUsage);
 
   LSystemScene scene = LSystemScene::fromFile(a.file);
   for (LSystemInstance& inst : scene.instances) a.turtle.apply(inst.view);  // flags override every instance
@@ -148,8 +150,9 @@ void runScene(SceneArgs& a) {
   options.execution = execution;
   const int ranks = distributed::size(), me = distributed::rank();
   const size_t n = scene.instances.size();
-  const LSystemSceneRange range =
-      ranks == 1 ? LSystemSceneRange{0, n} : partitionByCost(predictSceneCosts(scene, options), ranks)[size_t(me)];
+  const LSystemSceneRange range = ranks == 1
+                                      ? LSystemSceneRange{0, n}
+                                      : partitionByCost(predictSceneCosts(scene, options), ranks)[size_t(me)];
 
   const double cpu0 = processCpuMs();
   const auto t0 = Clock::now();
@@ -184,11 +187,13 @@ void runScene(SceneArgs& a) {
   for (size_t p = 0; p < local.polygonCount(); ++p) {
     InstanceFigures& f = figures[size_t(local.polygon_instances[p]) - range.first];
     f.polygons += 1;
-    for (uint64_t v = local.polygon_offsets[p]; v < local.polygon_offsets[p + 1]; ++v) f.bounds.add(local.polygon_vertices[v]);
+    for (uint64_t v = local.polygon_offsets[p]; v < local.polygon_offsets[p + 1]; ++v)
+      f.bounds.add(local.polygon_vertices[v]);
   }
   const bool stats = !a.output.files.stats_json.empty();
   if (stats)
-    for (size_t k = 0; k < range.size(); ++k) figures[k].string_hash = stringHash(derivation.instanceString(k, scene));
+    for (size_t k = 0; k < range.size(); ++k)
+      figures[k].string_hash = stringHash(derivation.instanceString(k, scene));
 
   // The outputs: the whole geometry and string on rank 0, or glTF parts on every rank.
   bool needs_geometry = false, needs_string = false;
@@ -212,9 +217,11 @@ void runScene(SceneArgs& a) {
   const double cpu_ms = processCpuMs() - cpu0;
   const WriteOptions write = a.output.writeOptions();
   for (const std::string& out : a.output.files.paths) {
-    if (a.parts && !OutputOptions::isStringOutput(out)) writeGltfParts(out, local, write);
-    else if (distributed::isRoot()) OutputOptions::isStringOutput(out) ? writeOutput(out, text + "\n")
-                                                                       : writeGeometry(geometry, out, write);
+    if (a.parts && !OutputOptions::isStringOutput(out))
+      writeGltfParts(out, local, write);
+    else if (distributed::isRoot())
+      OutputOptions::isStringOutput(out) ? writeOutput(out, text + "\n")
+                                         : writeGeometry(geometry, out, write);
   }
 
   // The job's figures: sums, the slowest rank's times, the per-instance records in instance order.
@@ -312,11 +319,12 @@ void runScene(SceneArgs& a) {
     }
   }
   if (!a.quiet && distributed::isRoot()) {
-    std::fprintf(stderr,
-                 "%s: %zu instances, %" PRIu64 " modules (%" PRIu64
-                 " over all steps), %" PRIu64 " segments, %" PRIu64 " polygons; "
-                 "derive %.1f ms, interpret %.1f ms\n",
-                 a.file.c_str(), n, modules, modules_total, segment_count, polygon_count, derive_ms, interpret_ms);
+    std::fprintf(
+        stderr,
+        "%s: %zu instances, %" PRIu64 " modules (%" PRIu64 " over all steps), %" PRIu64 " segments, %" PRIu64
+        " polygons; "
+        "derive %.1f ms, interpret %.1f ms\n",
+        a.file.c_str(), n, modules, modules_total, segment_count, polygon_count, derive_ms, interpret_ms);
   }
 }
 
