@@ -177,6 +177,11 @@ std::vector<BranchBounds> branchBounds(const LSystem& lsystem, const ModuleStrin
 std::string toText(const ModuleString& string);
 /// 64-bit FNV-1a hash of toText(string), computed without building the text.
 uint64_t stringHash(const ModuleString& string);
+/// The FNV-1a hash continued over toText(string) from `hash` (the hash of
+/// the text before it): stringHash(a + b) == stringHash(b, stringHash(a))
+/// when a's text followed by b's is the text of a + b (a distributed scene's
+/// ranges, hashed rank after rank).
+uint64_t stringHash(const ModuleString& string, uint64_t hash);
 /// Parses a module string with numeric parameters, e.g. "F(1)[+A(2.5)]B".
 /// `parametric` forces param_offsets even when no module has parameters.
 /// Throws ParseError.

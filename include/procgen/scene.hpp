@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,11 +51,20 @@ struct LSystemSceneDerivation {
   std::vector<uint64_t> begin;     ///< instances()+1 entries
   std::vector<DeriveStats> stats;  ///< per instance, as derive() would report it
   int threads = 1;                 ///< threads actually used
+  size_t first = 0;                ///< scene index of its instance 0 (deriveSceneRange)
 
   size_t instances() const { return stats.size(); }
-  /// Instance k's final string, exactly as derive() returns it for that
-  /// instance alone (no param_offsets when the instance is not parametric).
+  /// Its instance k's final string (scene instance first + k), exactly as
+  /// derive() returns it for that instance alone (no param_offsets when the
+  /// instance is not parametric).
   ModuleString instanceString(size_t k, const LSystemScene& scene) const;
+};
+
+/// Scene instances [first, last): the share of one rank in a distributed run
+/// (docs/scaling.md, "Scenes").
+struct LSystemSceneRange {
+  size_t first = 0, last = 0;
+  size_t size() const { return last - first; }
 };
 
 /// Derives every instance in batched passes: each pass runs count → scan →
@@ -64,6 +74,12 @@ struct LSystemSceneDerivation {
 /// instance) and seed (its own, else options.seed + k). Memory limits as in
 /// derive(), over the combined string.
 LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options);
+/// The instances of `range` alone, each deriving exactly the string (and
+/// statistics) it gets in deriveScene of the whole scene: its default seed is
+/// still options.seed + its scene index. An empty range gives an empty
+/// derivation (no error). Precondition: range.first <= range.last <= instances.
+LSystemSceneDerivation deriveSceneRange(const LSystemScene& scene, LSystemSceneRange range,
+                                        const DeriveOptions& options);
 
 /// Draws every instance with its view settings and placement; segments and
 /// polygons carry the instance index in `instance`, in instance order.
@@ -76,5 +92,56 @@ LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOption
 Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
                         const Execution& execution, uint64_t seed = 1, uint64_t max_modules = 0,
                         uint64_t memory_budget_bytes = 0);
+/// Draws the instances of a deriveSceneRange derivation: the same elements,
+/// bit for bit and tagged with their scene indices, as interpretScene of the
+/// whole scene gives for them, in instance order. `scene_modules` is the whole
+/// scene's combined string length (the sum over every range): the choice of
+/// the parallel interpreter for large instances depends on it, as in
+/// interpretScene. The budget covers this range only.
+Geometry interpretSceneRange(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
+                             uint64_t scene_modules, const Execution& execution, uint64_t seed = 1,
+                             uint64_t max_modules = 0, uint64_t memory_budget_bytes = 0);
+
+// ---- Distributed scenes (docs/scaling.md, "Scenes") ------------------------
+
+/// The predicted cost of each instance, before anything is derived: the
+/// modules its derivation writes over all its steps plus its final string
+/// (which the turtle reads), from the Parikh vector of the axiom (symbol
+/// counts) pushed through the production table step by step. Exact for D0L
+/// systems (one context-free, unconditional successor per symbol); for other
+/// symbols the expected successor counts (stochastic productions weighted by
+/// probability, conditional or context productions averaged with equal
+/// weights, plus the identity when none must apply). Decomposition, cuts
+/// and homomorphism are not modelled. Saturates at 2^48 per instance.
+/// Iterations as deriveScene: options.iterations, else the instance's, else
+/// the file's. O(instances · steps · successor modules).
+std::vector<uint64_t> predictSceneCosts(const LSystemScene& scene, const DeriveOptions& options);
+
+/// Splits items 0..costs.size() into `ranks` contiguous ranges, rank r
+/// getting the r-th, that minimise the largest range cost (the optimal
+/// linear partition: a binary search over the bottleneck with a greedy
+/// check). Ranges are filled from the last rank down, so rank 0 (which also
+/// gathers and writes) gets the remainder; ranges may be empty. Deterministic.
+/// Bound: the largest range cost <= the optimum over all (not only contiguous)
+/// assignments + the largest item, and <= sum / ranks + the largest item.
+/// Precondition: ranks >= 1. O(n log(sum)).
+std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, int ranks);
+
+/// A glTF written as parts (`procgen scene --parts`): each rank encodes its
+/// geometry as a .glb (encodeGeometry), keeps the binary chunk as its part
+/// file and sends the JSON chunk; splitGlb separates the two. Throws Error
+/// when `glb` is not a glTF 2.0 binary.
+struct GlbChunks {
+  std::string json;
+  std::vector<uint8_t> bin;  ///< empty when the glb has no buffer
+};
+GlbChunks splitGlb(std::span<const uint8_t> glb);
+/// The index glTF (JSON) joining the parts' JSON chunks in order: part p's
+/// buffer becomes the external buffer `buffer_uris[p]` (parts without a
+/// buffer reference none), its views, accessors, meshes and nodes are
+/// renumbered after those of the parts before it, and the one scene lists
+/// every part's nodes in order. The parts must share their materials (every
+/// procgen glb has the same one). Throws Error on malformed part JSON.
+std::string mergeGltfParts(std::span<const std::string> part_json, std::span<const std::string> buffer_uris);
 
 }  // namespace procgen

@@ -57,6 +57,7 @@ class Deriver {
       s.iterations = systems[k].iterations;
       if (s.iterations < 0) throw Error("the number of derivation steps must be non-negative");
       s.seed = systems[k].seed;
+      s.scene_index = systems[k].scene_index;
       s.d0l = makeD0LTable(*s.data, s.data->productions);
       s.cut_possible = symbolCanAppear(*s.data, '%');
       s.decomposition_depth = s.data->decomposition.empty() ? 0 : s.data->decomposition.max_depth;  // <= 255 (parser)
@@ -113,7 +114,7 @@ class Deriver {
     }
     for (size_t k = 0; k < n; ++k) out.stats[k].modules = length(k);
     if (single()) begin_[1] = runner_->modules();
-    out.begin = std::move(begin_);
+    out.begin = begin_;  // a copy: checkFiniteParameters names the instance from begin_
     out.string = runner_->download();
     checkFiniteParameters(out.string);
     return out;
@@ -125,6 +126,7 @@ class Deriver {
     const LSystemData* data = nullptr;
     int iterations = 0;
     uint64_t seed = 1;
+    int64_t scene_index = -1;
     D0LTable d0l;
     bool cut_possible = false;
     int decomposition_depth = 0;  ///< 0: no decomposition
@@ -147,7 +149,8 @@ class Deriver {
         const uint64_t position = i - (single() ? 0 : begin_[system]);
         char value[32];
         std::snprintf(value, sizeof value, "%g", std::isnan(s.params[k]) ? NAN : static_cast<double>(s.params[k]));
-        std::string where = single() ? std::string() : "instance " + std::to_string(system) + ": ";
+        const int64_t index = slots_[system].scene_index;
+        std::string where = index < 0 ? std::string() : "instance " + std::to_string(index) + ": ";
         throw Error(where + "module " + std::to_string(position) + " '" + static_cast<char>(s.symbols[i]) +
                     "' of the string after step " + std::to_string(slots_[system].iterations) + " has parameter " +
                     std::to_string(k - s.param_offsets[i] + 1) + " = " + value +

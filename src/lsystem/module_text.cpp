@@ -39,8 +39,9 @@ std::string toText(const ModuleString& s) {
   return out;
 }
 
-uint64_t stringHash(const ModuleString& s) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64 offset basis
+uint64_t stringHash(const ModuleString& s) { return stringHash(s, 1469598103934665603ull); }  // FNV-1a 64 basis
+
+uint64_t stringHash(const ModuleString& s, uint64_t h) {
   emitText(s, [&](const char* p, size_t len) {
     for (size_t k = 0; k < len; ++k) {
       h ^= static_cast<uint8_t>(p[k]);

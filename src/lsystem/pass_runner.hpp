@@ -199,6 +199,7 @@ struct DerivedSystem {
   const LSystemData* data = nullptr;
   int iterations = 0;
   uint64_t seed = 1;
+  int64_t scene_index = -1;  ///< its index in a scene, named in errors; -1: derive() of one system
 };
 
 /// What the driver returns: the combined string, segment k = modules

@@ -19,8 +19,8 @@
 #include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
 #include "lsystem/interpret_budget.hpp"
-#include "lsystem/memory_budget.hpp"
 #include "lsystem/lsystem_data.hpp"
+#include "lsystem/memory_budget.hpp"
 #include "lsystem/opencl/interpret.hpp"
 #include "lsystem/pass_runner.hpp"
 #include "procgen/budget.hpp"
@@ -74,8 +74,9 @@ void appendPlaced(Geometry& dst, const Geometry& src, const Placement& placement
                                src.polygon_instances.end());
 }
 
-/// The instances' geometry in instance order, each with its placement.
-Geometry placeAll(const LSystemScene& scene, const std::vector<Geometry>& parts) {
+/// The instances' geometry in instance order, each with its placement;
+/// parts[k] is scene instance first + k.
+Geometry placeAll(const LSystemScene& scene, size_t first, const std::vector<Geometry>& parts) {
   Geometry out;
   size_t segments = 0, vertices = 0;
   for (const Geometry& g : parts) {
@@ -84,13 +85,15 @@ Geometry placeAll(const LSystemScene& scene, const std::vector<Geometry>& parts)
   }
   detail::reserveLarge(out.segments, segments);
   detail::reserveLarge(out.polygon_vertices, vertices);
-  for (size_t k = 0; k < parts.size(); ++k) appendPlaced(out, parts[k], Placement(scene.instances[k]));
+  for (size_t k = 0; k < parts.size(); ++k)
+    appendPlaced(out, parts[k], Placement(scene.instances[first + k]));
   if (!detail::finiteGeometry(out)) {
     for (size_t k = 0; k < parts.size(); ++k) {
       Geometry one;
-      appendPlaced(one, parts[k], Placement(scene.instances[k]));
+      appendPlaced(one, parts[k], Placement(scene.instances[first + k]));
       if (!detail::finiteGeometry(one))
-        throw Error("scene instance " + std::to_string(k) + " (line " + std::to_string(scene.instances[k].line) +
+        throw Error("scene instance " + std::to_string(first + k) + " (line " +
+                    std::to_string(scene.instances[first + k].line) +
                     "): its placement (position, rotation, scale) makes the geometry non-finite");
     }
   }
@@ -100,24 +103,35 @@ Geometry placeAll(const LSystemScene& scene, const std::vector<Geometry>& parts)
 }  // namespace
 
 ModuleString LSystemSceneDerivation::instanceString(size_t k, const LSystemScene& scene) const {
-  return detail::sliceModules(string, begin[k], begin[k + 1], scene.instances[k].lsystem.parametric());
+  return detail::sliceModules(string, begin[k], begin[k + 1],
+                              scene.instances[first + k].lsystem.parametric());
 }
 
 LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options) {
   if (scene.instances.empty()) throw Error("the scene lists no L-system");
+  return deriveSceneRange(scene, {0, scene.instances.size()}, options);
+}
+
+LSystemSceneDerivation deriveSceneRange(const LSystemScene& scene, LSystemSceneRange range,
+                                        const DeriveOptions& options) {
+  LSystemSceneDerivation out;
+  out.first = range.first;
+  out.begin.assign(1, 0);
+  if (range.size() == 0) return out;
   // The one derivation driver (derive.cpp), every pass batched over all
   // instances; on opencl the combined string stays on the device.
-  std::vector<detail::DerivedSystem> systems(scene.instances.size());
-  for (size_t k = 0; k < systems.size(); ++k) {
+  std::vector<detail::DerivedSystem> systems(range.size());
+  for (size_t k = range.first; k < range.last; ++k) {
     const LSystemInstance& inst = scene.instances[k];
-    detail::DerivedSystem& s = systems[k];
+    detail::DerivedSystem& s = systems[k - range.first];
     s.data = &inst.lsystem.data();
-    s.iterations = options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
+    s.iterations =
+        options.iterations ? *options.iterations : inst.iterations.value_or(s.data->derivation_length);
     if (s.iterations < 0) throw Error("the number of derivation steps must be non-negative");
     s.seed = inst.seed.value_or(options.seed + k);
+    s.scene_index = static_cast<int64_t>(k);
   }
   detail::Derivation d = detail::deriveSystems(systems, options);
-  LSystemSceneDerivation out;
   out.string = std::move(d.string);
   out.begin = std::move(d.begin);
   out.stats = std::move(d.stats);
@@ -128,13 +142,23 @@ LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOption
 Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
                         const Execution& execution, uint64_t seed, uint64_t max_modules,
                         uint64_t memory_budget_bytes) {
-  const size_t n = scene.instances.size();
+  return interpretSceneRange(scene, derivation, derivation.string.size(), execution, seed, max_modules,
+                             memory_budget_bytes);
+}
+
+Geometry interpretSceneRange(const LSystemScene& scene, const LSystemSceneDerivation& derivation,
+                             uint64_t scene_modules, const Execution& execution, uint64_t seed,
+                             uint64_t max_modules, uint64_t memory_budget_bytes) {
+  // Local index k is scene instance first + k: its tag, seed and placement.
+  const size_t n = derivation.instances(), first = derivation.first;
+  auto instance = [&](size_t k) -> const LSystemInstance& { return scene.instances[first + k]; };
+  if (n == 0) return Geometry{};  // a rank without instances
   auto options = [&](size_t k, const Execution& exec) {
     InterpretOptions o;
-    o.view = scene.instances[k].view;
+    o.view = instance(k).view;
     o.execution = exec;
-    o.instance = static_cast<int32_t>(k);
-    o.seed = scene.instances[k].seed.value_or(seed + k);
+    o.instance = static_cast<int32_t>(first + k);
+    o.seed = instance(k).seed.value_or(seed + first + k);
     o.max_modules = max_modules;
     o.memory_budget_bytes = memory_budget_bytes;
     return o;
@@ -145,12 +169,13 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
   const uint64_t held = detail::MemoryBudget::bytesOf(derivation.string);
   uint64_t parts_bytes = 0;
   for (size_t k = 0; k < n; ++k) {
-    const LSystemInstance& inst = scene.instances[k];
+    const LSystemInstance& inst = instance(k);
     const detail::InterpretSize size = detail::checkInterpretation(
         inst.lsystem.data(), derivation.string, derivation.begin[k], derivation.begin[k + 1],
-        inst.seed.value_or(seed + k), max_modules, memory_budget_bytes,
+        inst.seed.value_or(seed + first + k), max_modules, memory_budget_bytes,
         checkedAdd(held, checkedMul(parts_bytes, 2).value_or(UINT64_MAX)).value_or(UINT64_MAX),
-        "scene interpretation, instance " + std::to_string(k) + " (line " + std::to_string(inst.line) + ")");
+        "scene interpretation, instance " + std::to_string(first + k) + " (line " +
+            std::to_string(inst.line) + ")");
     parts_bytes = checkedAdd(parts_bytes, size.bytes).value_or(UINT64_MAX);
   }
   requireMemory("scene interpretation (" + std::to_string(n) + " instances, drawn and placed)",
@@ -169,41 +194,42 @@ Geometry interpretScene(const LSystemScene& scene, const LSystemSceneDerivation&
     for (size_t k = 0; k < n; ++k) {
       opts[k] = options(k, execution);
       const auto first = derivation.string.symbols.begin() + static_cast<std::ptrdiff_t>(derivation.begin[k]);
-      const auto last = derivation.string.symbols.begin() + static_cast<std::ptrdiff_t>(derivation.begin[k + 1]);
+      const auto last =
+          derivation.string.symbols.begin() + static_cast<std::ptrdiff_t>(derivation.begin[k + 1]);
       const bool branching = std::any_of(first, last, [](uint8_t c) { return c == '[' || c == ']'; });
-      together[k] = scene.instances[k].lsystem.data().homomorphism.empty() &&
+      together[k] = instance(k).lsystem.data().homomorphism.empty() &&
                     (branching || last - first < (std::ptrdiff_t{1} << 16));
     }
     std::vector<Geometry> parts =
         detail::interpretBatchOpenCL(derivation.string, derivation.begin, opts, together, execution.device);
     for (size_t k = 0; k < n; ++k)
       if (together[k] && !detail::finiteGeometry(parts[k]))
-        detail::throwNonFiniteGeometry(scene.instances[k].lsystem.data(), derivation.instanceString(k, scene),
+        detail::throwNonFiniteGeometry(instance(k).lsystem.data(), derivation.instanceString(k, scene),
                                        opts[k]);
     for (size_t k = 0; k < n; ++k)
-      if (!together[k]) parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), opts[k]);
-    return placeAll(scene, parts);
+      if (!together[k])
+        parts[k] = interpret(instance(k).lsystem, derivation.instanceString(k, scene), opts[k]);
+    return placeAll(scene, first, parts);
   };
   auto onHost = [&] {
     std::vector<Geometry> parts(n);
     std::unique_ptr<detail::PassRunner> runner = detail::makePassRunner(execution);
-    const uint64_t total = derivation.string.size();
+    const uint64_t total = scene_modules;  // the whole scene's, so every range chooses as one process does
     const uint64_t large = total / (2 * static_cast<uint64_t>(std::max(1, runner->threads()))) + 1;
     std::vector<size_t> small;
     for (size_t k = 0; k < n; ++k) {
       const uint64_t modules = derivation.begin[k + 1] - derivation.begin[k];
       if (runner->threads() > 1 && modules >= large)
-        parts[k] =
-            interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene), options(k, execution));
+        parts[k] = interpret(instance(k).lsystem, derivation.instanceString(k, scene), options(k, execution));
       else
         small.push_back(k);
     }
     runner->forEach(small.size(), [&](uint64_t i) {
       const size_t k = small[i];
-      parts[k] = interpret(scene.instances[k].lsystem, derivation.instanceString(k, scene),
+      parts[k] = interpret(instance(k).lsystem, derivation.instanceString(k, scene),
                            options(k, Execution{Backend::kSerial, 1}));
     });
-    return placeAll(scene, parts);
+    return placeAll(scene, first, parts);
   };
   return detail::dispatch(execution, "L-system scene interpretation", onHost, onHost, onDevice);
 }

@@ -32,6 +32,7 @@ same() {
   done
 }
 stats() { grep -E '"(checksum|min|max|mean|points|vertices|triangles)"' "$1"; }
+scene_stats() { grep -vE '"(derive_ms|interpret_ms|gen_ms|cpu_ms|work_cpu_ms|work_cpu_max_ms|ranks|rank_balance)"' "$1"; }  # all but timings and the split
 
 # Failure cases: every rank's own exit code, via a shell around each rank.
 WRAP='"$0" "$@"; code=$?; echo "rank exit $code" >&2; exit 0'
@@ -91,6 +92,55 @@ case $CASE in
   fail-noise-option)  # only the last rank's command line is wrong
     expect_failure "octaves" "^vol|procgen-tmp" -- -n $((RANKS - 1)) sh -c "$WRAP" "$PROCGEN" noise perlin --size 32 \
         -o vol.raw -q : -n 1 sh -c "$WRAP" "$PROCGEN" noise perlin --size 32 --octaves 99 -o vol.raw -q ;;
+  # ---- L-system scenes (docs/scaling.md "Scenes"): instance ranges per rank ----
+  scene)  # geometry, string and statistics gathered on rank 0: the one-process bytes
+    both scene "$SRC/examples/scenes/forest.scene" --backend cpu --threads 1 -o f.glb -o f.obj -o f.ply -o f.png \
+        -o f.txt --stats-json s.json -q
+    same f.glb f.obj f.mtl f.ply f.png f.txt
+    scene_stats ref/s.json > ref.stats && scene_stats mpi/s.json > mpi.stats && cmp ref.stats mpi.stats \
+        || fail "scene statistics differ"
+    both scene "$SRC/examples/scenes/forest.scene" -n 3 --backend serial --cylinders -o tubes.gltf -q
+    same tubes.gltf
+    # polygons, a homomorphism, context and conditions, one instance per rank and more
+    printf 'Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n' > leaf.l
+    printf 'Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> A[+A]A\nhomomorphism:\nA --> F[-F]\nendlsystem\n' > hom.l
+    { echo "leaf.l at=1,0,0"; echo "hom.l scale=2 seed=4"; echo "$SRC/examples/lsystems/plant-context.l n=5"
+      echo "$SRC/examples/lsystems/tree-3d.l n=4 rotate=0,40,0"; echo "leaf.l rotate=10,20,30"; } > mix.scene
+    both scene ../mix.scene --seed 9 -o mix.ply -o mix.obj -o mix.svg --stats-json mix.json -q
+    same mix.ply mix.obj mix.svg
+    scene_stats ref/mix.json > ref.stats && scene_stats mpi/mix.json > mpi.stats && cmp ref.stats mpi.stats \
+        || fail "mixed scene statistics differ"
+    grep -q '"polygons": [1-9]' ref/mix.json || fail "the mixed scene has no polygons" ;;
+  scene-parts)  # one binary part per rank and an index glTF: the one-file glb's buffer, cut at instance ranges
+    (cd ref && "$PROCGEN" scene "$SRC/examples/scenes/forest.scene" --backend serial -o f.glb -q) || fail "reference"
+    (cd mpi && $MPI "$PROCGEN" scene "$SRC/examples/scenes/forest.scene" --backend serial --parts -o f.gltf -q) \
+        || fail "mpirun --parts"
+    # The glb's binary chunk follows the 12-byte header, the JSON chunk's 8-byte header and its JSON.
+    json_length=$(od -An -tu4 -j12 -N4 ref/f.glb | tr -d ' ')
+    tail -c +$((12 + 8 + json_length + 8 + 1)) ref/f.glb > ref/f.bin
+    parts=$(cd mpi && ls f.part-*.bin | sort -t- -k2 -n)
+    [ "$(echo "$parts" | wc -l)" -le "$RANKS" ] || fail "more parts than ranks: $parts"
+    (cd mpi && cat $parts) | cmp - ref/f.bin || fail "the parts do not concatenate into the one-file buffer"
+    # The same meshes (one per instance), in the same order, with the same accessors.
+    glb_names() { grep -ao '"name":"instance_[0-9]*"' "$1"; }
+    head -c $((20 + json_length)) ref/f.glb | glb_names /dev/stdin > ref.names
+    glb_names mpi/f.gltf > mpi.names
+    cmp ref.names mpi.names || fail "the index lists other meshes than the one-file glb"
+    for p in $parts; do grep -q "\"uri\":\"$p\"" mpi/f.gltf || fail "the index does not reference $p"; done ;;
+  fail-scene)  # the last instance's model fails only on the last rank (a parameter becomes inf)
+    printf 'Lsystem: 1\nderivation length: 3\nAxiom: A(1)\nA(x) --> F(x)A(x/0)\nendlsystem\n' > mpi/bad.l
+    for i in 1 2 3 4 5 6; do echo "$SRC/examples/lsystems/plant-1.24b.l n=4 at=$i,0,0"; done > mpi/bad.scene
+    echo "bad.l" >> mpi/bad.scene
+    expect_failure "instance 6: module 1" "^f\.|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene bad.scene \
+        -o f.glb --stats-json f.json -q
+    # rank 0 cannot write the glb; then rank 1 cannot write its part
+    head -6 mpi/bad.scene > mpi/good.scene
+    mkdir mpi/g.glb
+    expect_failure "g.glb" "^g\.(obj|mtl|json)|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene good.scene \
+        -o g.glb -o g.obj --stats-json g.json -q
+    mkdir mpi/p.part-1.bin
+    expect_failure "p.part-1.bin" "^p\.(gltf|part-[02-9])|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene \
+        good.scene --parts -o p.gltf -q ;;
   *) fail "unknown case $CASE" ;;
 esac
 echo "ok: $CASE on $RANKS ranks"

@@ -1,13 +1,20 @@
 // procgen scene FILE: many L-systems derived together in batched passes and
 // drawn into one mesh (paper §6); docs/scenes.md describes the scene file.
+#include <time.h>
+
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli.hpp"
 #include "lsystem_options.hpp"
+#include "procgen/distributed.hpp"
+#include "procgen/output.hpp"
 #include "procgen/scene.hpp"
 
 namespace procgen::cli {
@@ -21,93 +28,303 @@ struct SceneArgs {
   TurtleOptions turtle;
   ExecutionOptions execution;
   OutputOptions output;
+  bool parts = false;
   bool quiet = false;
 };
 
+/// CPU time of this process (all its threads, user + system) in milliseconds.
+double processCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+}
+
+/// One instance's figures, as a rank sends them to rank 0 (plain bytes: every rank runs this binary).
+struct InstanceFigures {
+  int32_t iterations = 0;
+  int32_t unused = 0;
+  uint64_t modules = 0, modules_total = 0, segments = 0, polygons = 0, string_hash = 0;
+  Bounds bounds;
+};
+
+template <typename Array>
+std::span<const uint8_t> bytesOf(const Array& a) {
+  return {reinterpret_cast<const uint8_t*>(a.data()), a.size() * sizeof(a[0])};
+}
+
+/// Collective: the ranks' placed geometries joined on rank 0 in rank order
+/// (instance order: the ranges are contiguous), as placeAll joins instances
+/// in one process; each array is gathered and copied once into place.
+/// Other ranks get an empty geometry.
+Geometry gatherGeometry(const Geometry& local) {
+  std::vector<uint64_t> vertex_bytes, polygon_bytes;
+  const std::vector<uint8_t> segments = distributed::gather(bytesOf(local.segments), 0);
+  const std::vector<uint8_t> vertices =
+      distributed::gather(bytesOf(local.polygon_vertices), 0, &vertex_bytes);
+  const std::span<const uint64_t> ends(local.polygon_offsets.data() + 1, local.polygonCount());
+  const std::vector<uint8_t> offsets = distributed::gather(bytesOf(ends), 0, &polygon_bytes);
+  const std::vector<uint8_t> colors = distributed::gather(bytesOf(local.polygon_colors), 0);
+  const std::vector<uint8_t> instances = distributed::gather(bytesOf(local.polygon_instances), 0);
+  Geometry g;
+  if (!distributed::isRoot()) return g;
+  g.segments.resize(segments.size() / sizeof(Segment));
+  if (!segments.empty()) std::memcpy(g.segments.data(), segments.data(), segments.size());
+  g.polygon_vertices.resize(vertices.size() / sizeof(Vec3));
+  if (!vertices.empty()) std::memcpy(g.polygon_vertices.data(), vertices.data(), vertices.size());
+  g.polygon_colors.resize(colors.size() / sizeof(int32_t));
+  if (!colors.empty()) std::memcpy(g.polygon_colors.data(), colors.data(), colors.size());
+  g.polygon_instances.resize(instances.size() / sizeof(int32_t));
+  if (!instances.empty()) std::memcpy(g.polygon_instances.data(), instances.data(), instances.size());
+  // Each rank's polygon ends count from its own first vertex: shifted by the vertices before it.
+  g.polygon_offsets.resize(1 + offsets.size() / sizeof(uint64_t));
+  const uint8_t* ends_in = offsets.data();
+  uint64_t vertex_base = 0;
+  size_t p = 1;
+  for (size_t r = 0; r < polygon_bytes.size(); ++r) {
+    for (uint64_t k = 0; k < polygon_bytes[r] / sizeof(uint64_t); ++k, ++p) {
+      uint64_t end;
+      std::memcpy(&end, ends_in + (p - 1) * sizeof(uint64_t), sizeof end);
+      g.polygon_offsets[p] = vertex_base + end;
+    }
+    vertex_base += vertex_bytes[r] / sizeof(Vec3);
+  }
+  return g;
+}
+
+/// `-o NAME.gltf --parts`: rank r's binary buffer NAME.part-R.bin beside it.
+std::filesystem::path partPath(const std::string& index, int rank) {
+  std::filesystem::path p(index);
+  p.replace_filename(p.stem().string() + ".part-" + std::to_string(rank) + ".bin");
+  return p;
+}
+
+/// Writes `-o NAME.gltf` as parts (collective): every rank writes the binary
+/// chunk of its geometry's glb as its part file, rank 0 joins the ranks' JSON
+/// chunks into the index that references the parts (mergeGltfParts).
+void writeGltfParts(const std::string& index, const Geometry& geometry, const WriteOptions& write) {
+  const GlbChunks chunks = splitGlb(encodeGeometry(geometry, GeometryFormat::kGlb, write));
+  if (!chunks.bin.empty()) {
+    FileSink sink(partPath(index, distributed::rank()).string());
+    sink.write(chunks.bin.data(), chunks.bin.size());
+    sink.finish();
+  }
+  std::vector<uint64_t> sizes;
+  const std::vector<uint8_t> jsons = distributed::gather(
+      {reinterpret_cast<const uint8_t*>(chunks.json.data()), chunks.json.size()}, 0, &sizes);
+  if (!distributed::isRoot()) return;
+  std::vector<std::string> parts, uris;
+  for (size_t r = 0, at = 0; r < sizes.size(); at += sizes[r++]) {
+    parts.emplace_back(reinterpret_cast<const char*>(jsons.data() + at), sizes[r]);
+    uris.push_back(partPath(index, int(r)).filename().string());
+  }
+  writeOutput(index, mergeGltfParts(parts, uris));
+}
+
+/// Under mpirun (procgen/distributed.hpp, docs/scaling.md "Scenes") the
+/// instances are split into contiguous ranges balanced by their predicted
+/// cost (predictSceneCosts, partitionByCost); each rank derives and draws its
+/// range with its own backend, and rank 0 gathers the geometry (or, with
+/// --parts, every rank writes its part of one glTF) and the per-instance
+/// figures, so every output is the one-process output. One rank: the range
+/// is the whole scene.
 void runScene(SceneArgs& a) {
   using Clock = std::chrono::steady_clock;
   const Execution execution = a.execution.resolve();
   a.output.validate();
   a.output.memory_budget = a.budget.memory_budget;
+  if (a.parts)
+    for (const std::string& out : a.output.files.paths)
+      if (!OutputOptions::isStringOutput(out) && extensionOf(out) != ".gltf")
+        throw Error(
+            "--parts writes a glTF index with one binary part per rank: use -o NAME.gltf, not '" + out + "'",
+            ExitCode::kUsage);
 
   LSystemScene scene = LSystemScene::fromFile(a.file);
   for (LSystemInstance& inst : scene.instances) a.turtle.apply(inst.view);  // flags override every instance
+  if (scene.instances.empty()) throw Error("the scene lists no L-system");
 
   DeriveOptions options;
   options.iterations = a.iterations;
   options.seed = a.seed;
   a.budget.apply(options);
   options.execution = execution;
+  const int ranks = distributed::size(), me = distributed::rank();
+  const size_t n = scene.instances.size();
+  const LSystemSceneRange range = ranks == 1
+                                      ? LSystemSceneRange{0, n}
+                                      : partitionByCost(predictSceneCosts(scene, options), ranks)[size_t(me)];
+
+  const double cpu0 = processCpuMs();
   const auto t0 = Clock::now();
-  const LSystemSceneDerivation derivation = deriveScene(scene, options);
+  const LSystemSceneDerivation derivation = deriveSceneRange(scene, range, options);
+  const double cpu1 = processCpuMs();
   const auto t1 = Clock::now();
-  const Geometry geometry = interpretScene(scene, derivation, execution, a.seed, a.budget.max_modules,
-                                           a.budget.memory_budget);
+  uint64_t scene_modules[1] = {derivation.string.size()};
+  distributed::allReduce(std::span<uint64_t>(scene_modules, 1), distributed::ReduceOp::kSum);
+  const double cpu2 = processCpuMs();
   const auto t2 = Clock::now();
-  const double derive_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  const double interpret_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  const Geometry local = interpretSceneRange(scene, derivation, scene_modules[0], execution, a.seed,
+                                             a.budget.max_modules, a.budget.memory_budget);
+  const auto t3 = Clock::now();
+  // CPU time of derive + interpret: no MPI waiting in it. (Its system part, page faults of the
+  // large buffers, varies tenfold on a machine short of free memory: compare small scenes.)
+  const double work_cpu_ms = (cpu1 - cpu0) + (processCpuMs() - cpu2);
 
-  a.output.write(geometry, [&] { return toText(derivation.string); });
-
-  // Per-instance figures from the tagged geometry.
-  const size_t n = derivation.instances();
-  std::vector<uint64_t> segments(n, 0), polygons(n, 0);
-  std::vector<Bounds> bounds(n);
-  for (const Segment& s : geometry.segments) {
-    segments[s.instance] += 1;
-    bounds[s.instance].add(s.start);
-    bounds[s.instance].add(s.end);
+  // Per-instance figures from this rank's tagged geometry.
+  std::vector<InstanceFigures> figures(range.size());
+  for (size_t k = 0; k < range.size(); ++k) {
+    const DeriveStats& st = derivation.stats[k];
+    figures[k].iterations = st.iterations;
+    figures[k].modules = st.modules;
+    figures[k].modules_total = st.modules_total;
   }
-  for (size_t p = 0; p < geometry.polygonCount(); ++p) {
-    const int32_t k = geometry.polygon_instances[p];
-    polygons[k] += 1;
-    for (uint64_t v = geometry.polygon_offsets[p]; v < geometry.polygon_offsets[p + 1]; ++v)
-      bounds[k].add(geometry.polygon_vertices[v]);
+  for (const Segment& s : local.segments) {
+    InstanceFigures& f = figures[size_t(s.instance) - range.first];
+    f.segments += 1;
+    f.bounds.add(s.start);
+    f.bounds.add(s.end);
   }
-  uint64_t modules_total = 0;
-  for (const DeriveStats& st : derivation.stats) modules_total += st.modules_total;
+  for (size_t p = 0; p < local.polygonCount(); ++p) {
+    InstanceFigures& f = figures[size_t(local.polygon_instances[p]) - range.first];
+    f.polygons += 1;
+    for (uint64_t v = local.polygon_offsets[p]; v < local.polygon_offsets[p + 1]; ++v)
+      f.bounds.add(local.polygon_vertices[v]);
+  }
+  const bool stats = !a.output.files.stats_json.empty();
+  if (stats)
+    for (size_t k = 0; k < range.size(); ++k)
+      figures[k].string_hash = stringHash(derivation.instanceString(k, scene));
 
-  if (!a.output.files.stats_json.empty()) {
-    Json j;
-    j["file"] = a.file;
-    j["instances"] = n;
-    j["modules"] = derivation.string.size();
-    j["modules_total"] = modules_total;
-    j["derive_ms"] = derive_ms;
-    j["interpret_ms"] = interpret_ms;
-    j["segments"] = geometry.segments.size();
-    j["polygons"] = geometry.polygonCount();
-    j["bbox"] = jsonBounds(geometry.bounds());
-    j["string_hash"] = hex64(stringHash(derivation.string));
-    j["seed"] = a.seed;
-    j["backend"] = std::string(backendName(execution.backend));
-    j["threads"] = derivation.threads;
-    Json per_instance = Json::array();
-    for (size_t k = 0; k < n; ++k) {
-      const DeriveStats& st = derivation.stats[k];
-      Json inst;
-      inst["instance"] = k;
-      inst["file"] = scene.instances[k].file.string();
-      inst["line"] = scene.instances[k].line;
-      inst["iterations"] = st.iterations;
-      inst["modules"] = st.modules;
-      inst["modules_total"] = st.modules_total;
-      inst["segments"] = segments[k];
-      inst["polygons"] = polygons[k];
-      inst["bbox"] = jsonBounds(bounds[k]);
-      inst["string_hash"] = hex64(stringHash(derivation.instanceString(k, scene)));
-      per_instance.push_back(std::move(inst));
+  // The outputs: the whole geometry and string on rank 0, or glTF parts on every rank.
+  bool needs_geometry = false, needs_string = false;
+  for (const std::string& out : a.output.files.paths)
+    (OutputOptions::isStringOutput(out) ? needs_string : needs_geometry) = true;
+  Geometry gathered;
+  if (ranks > 1 && needs_geometry && !a.parts) gathered = gatherGeometry(local);
+  const Geometry& geometry = ranks > 1 ? gathered : local;
+  std::string text;
+  if (needs_string) {
+    if (ranks == 1) {
+      text = toText(derivation.string);
+    } else {
+      const std::string own = toText(derivation.string);
+      const std::vector<uint8_t> all =
+          distributed::gather({reinterpret_cast<const uint8_t*>(own.data()), own.size()}, 0);
+      text.assign(all.begin(), all.end());
     }
-    j["per_instance"] = std::move(per_instance);
-    a.output.files.writeStats(j);
   }
-  if (!a.quiet) {
-    std::fprintf(stderr,
-                 "%s: %zu instances, %" PRIu64 " modules (%" PRIu64
-                 " over all steps), %zu segments, %zu polygons; "
-                 "derive %.1f ms, interpret %.1f ms\n",
-                 a.file.c_str(), n, static_cast<uint64_t>(derivation.string.size()), modules_total,
-                 geometry.segments.size(), geometry.polygonCount(), derive_ms, interpret_ms);
+  const auto t4 = Clock::now();
+  const double cpu_ms = processCpuMs() - cpu0;
+  const WriteOptions write = a.output.writeOptions();
+  for (const std::string& out : a.output.files.paths) {
+    if (a.parts && !OutputOptions::isStringOutput(out))
+      writeGltfParts(out, local, write);
+    else if (distributed::isRoot())
+      OutputOptions::isStringOutput(out) ? writeOutput(out, text + "\n")
+                                         : writeGeometry(geometry, out, write);
+  }
+
+  // The job's figures: sums, the slowest rank's times, the per-instance records in instance order.
+  // CPU times over the ranks: the section's (MPI spins while it waits), and
+  // derive + interpret alone (the work split; its largest rank bounds the speed-up).
+  double cpu_sum[2] = {cpu_ms, work_cpu_ms}, cpu_max[1] = {work_cpu_ms};
+  distributed::allReduce(std::span<double>(cpu_sum, 2), distributed::ReduceOp::kSum);
+  distributed::allReduce(std::span<double>(cpu_max, 1), distributed::ReduceOp::kMax);
+  double times[3] = {std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                     std::chrono::duration<double, std::milli>(t3 - t2).count(),
+                     std::chrono::duration<double, std::milli>((t1 - t0) + (t3 - t2) + (t4 - t3)).count()};
+  distributed::allReduce(std::span<double>(times, 3), distributed::ReduceOp::kMax);
+  uint64_t sums[4] = {0, 0, local.segments.size(), local.polygonCount()};
+  for (const DeriveStats& st : derivation.stats) sums[1] += st.modules_total;
+  sums[0] = derivation.string.size();
+  distributed::allReduce(std::span<uint64_t>(sums, 4), distributed::ReduceOp::kSum);
+  // The work each rank did (modules written and read), for the balance: max / mean.
+  uint64_t work = derivation.string.size();
+  for (const DeriveStats& st : derivation.stats) work += st.modules_total;
+  double balance[2] = {double(work), double(work)};
+  distributed::allReduce(std::span<double>(balance, 1), distributed::ReduceOp::kMax);
+  distributed::allReduce(std::span<double>(balance + 1, 1), distributed::ReduceOp::kSum);
+  uint64_t threads[1] = {uint64_t(derivation.threads)};
+  distributed::allReduce(std::span<uint64_t>(threads, 1), distributed::ReduceOp::kMax);
+  const auto [derive_ms, interpret_ms, gen_ms] = std::tuple(times[0], times[1], times[2]);
+  const uint64_t modules = sums[0], modules_total = sums[1], segment_count = sums[2], polygon_count = sums[3];
+
+  if (stats) {
+    // The combined string's hash, continued rank after rank (ranges in instance order).
+    std::vector<uint8_t> hash(8);
+    const uint64_t basis = 1469598103934665603ull;  // FNV-1a's, as stringHash starts
+    std::memcpy(hash.data(), &basis, 8);
+    distributed::chain(hash, [&](std::vector<uint8_t>& state) {
+      uint64_t h;
+      std::memcpy(&h, state.data(), 8);
+      h = stringHash(derivation.string, h);
+      std::memcpy(state.data(), &h, 8);
+    });
+    uint64_t string_hash;
+    std::memcpy(&string_hash, hash.data(), 8);
+    std::vector<InstanceFigures> all = figures;
+    if (ranks > 1) {
+      const std::vector<uint8_t> bytes = distributed::gather(
+          {reinterpret_cast<const uint8_t*>(figures.data()), figures.size() * sizeof(InstanceFigures)}, 0);
+      all.resize(bytes.size() / sizeof(InstanceFigures));
+      std::memcpy(all.data(), bytes.data(), bytes.size());
+    }
+    if (distributed::isRoot()) {
+      Bounds box;  // the union in instance order: the same bits as geometry.bounds() of the whole
+      for (const InstanceFigures& f : all) {
+        if (f.bounds.empty()) continue;
+        box.add(f.bounds.min);
+        box.add(f.bounds.max);
+      }
+      Json j;
+      j["file"] = a.file;
+      j["instances"] = n;
+      j["modules"] = modules;
+      j["modules_total"] = modules_total;
+      j["derive_ms"] = derive_ms;
+      j["interpret_ms"] = interpret_ms;
+      j["gen_ms"] = gen_ms;
+      j["cpu_ms"] = cpu_sum[0];
+      j["work_cpu_ms"] = cpu_sum[1];
+      j["work_cpu_max_ms"] = cpu_max[0];
+      j["segments"] = segment_count;
+      j["polygons"] = polygon_count;
+      j["bbox"] = jsonBounds(box);
+      j["string_hash"] = hex64(string_hash);
+      j["seed"] = a.seed;
+      j["backend"] = std::string(backendName(execution.backend));
+      j["threads"] = threads[0];
+      if (distributed::active()) {
+        j["ranks"] = ranks;
+        j["rank_balance"] = balance[1] > 0 ? balance[0] / (balance[1] / ranks) : 1.0;
+      }
+      Json per_instance = Json::array();
+      for (size_t k = 0; k < n; ++k) {
+        const InstanceFigures& f = all[k];
+        Json inst;
+        inst["instance"] = k;
+        inst["file"] = scene.instances[k].file.string();
+        inst["line"] = scene.instances[k].line;
+        inst["iterations"] = f.iterations;
+        inst["modules"] = f.modules;
+        inst["modules_total"] = f.modules_total;
+        inst["segments"] = f.segments;
+        inst["polygons"] = f.polygons;
+        inst["bbox"] = jsonBounds(f.bounds);
+        inst["string_hash"] = hex64(f.string_hash);
+        per_instance.push_back(std::move(inst));
+      }
+      j["per_instance"] = std::move(per_instance);
+      a.output.files.writeStats(j);
+    }
+  }
+  if (!a.quiet && distributed::isRoot()) {
+    std::fprintf(
+        stderr,
+        "%s: %zu instances, %" PRIu64 " modules (%" PRIu64 " over all steps), %" PRIu64 " segments, %" PRIu64
+        " polygons; "
+        "derive %.1f ms, interpret %.1f ms\n",
+        a.file.c_str(), n, modules, modules_total, segment_count, polygon_count, derive_ms, interpret_ms);
   }
 }
 
@@ -131,6 +348,11 @@ void setupScene(CLI::App& app) {
   args->turtle.add(*cmd);
   args->execution.add(*cmd);
   args->output.add(*cmd);
+  cmd->add_flag("--parts", args->parts,
+                "With -o NAME.gltf: write the geometry as one binary part per MPI rank (NAME.part-R.bin) "
+                "and NAME.gltf as a small index referencing them, for scenes larger than one node's memory "
+                "(docs/scaling.md)")
+      ->group("Output");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary on stderr")->group("Output");
   cmd->callback([args] { runScene(*args); });
 }

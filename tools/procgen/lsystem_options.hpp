@@ -77,9 +77,9 @@ struct OutputOptions {
     }
   }
 
- private:
-  static bool isStringOutput(const std::string& path);
+  /// The settings of the geometry writers (--cylinders, --image-size, ...).
   WriteOptions writeOptions() const;
+  static bool isStringOutput(const std::string& path);
 };
 
 }  // namespace procgen::cli

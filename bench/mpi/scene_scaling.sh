@@ -1,0 +1,44 @@
+#!/bin/sh
+# Strong scaling of `mpirun -n R procgen scene` (docs/scaling.md "Scenes"):
+#   bench/mpi/scene_scaling.sh PROCGEN [REPEATS] [SCENE_ARGS...]
+# Default: the forest scene (examples/scenes/forest.scene) as shipped, and
+# the same scene at -n 6 (every instance 6 steps: 8·10^6 modules written, a
+# workload where the split, not mpirun's start, dominates). One thread per
+# rank (--backend cpu --threads 1), R = 1 (no mpirun) and 2, interleaved
+# R = 1, 2, 1, 2, ... Prints per run: wall time of the whole job (mpirun
+# included), gen_ms (the slowest rank's derive + interpret + gather), cpu_ms
+# (the CPU time of that section summed over the ranks; MPI spins while a
+# rank waits, so this counts waiting), work cpu (the CPU time of derive +
+# interpret only, summed over the ranks, and its largest rank: T1 / max rank
+# bounds the speed-up on idle cores; its system part, page faults of large
+# buffers, varies tenfold on a machine short of free memory), the CPU seconds of the whole job (user + system,
+# MPI start included) and rank_balance (the largest rank's modules written
+# and read / the mean; 1 for R = 1).
+set -eu
+PROCGEN=$1 REPEATS=${2:-3}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+ROOT=""
+[ "$(id -u)" = 0 ] && ROOT=--allow-run-as-root
+field() { sed -n "s/^  \"$1\": \([0-9.e+-]*\).*/\1/p" stats.json | head -1; }
+run() {  # run NAME R scene-arguments...
+  name=$1 ranks=$2
+  shift 2
+  if [ "$ranks" = 1 ]; then launch=""; else launch="mpirun $ROOT --oversubscribe --bind-to none -n $ranks"; fi
+  /usr/bin/time -f "%e %U %S" -o time.txt $launch "$PROCGEN" scene "$@" --backend cpu --threads 1 -o forest.glb \
+    --stats-json stats.json -q
+  read -r wall user sys < time.txt
+  printf '%-8s R=%d  wall %5.2f s  gen_ms %7.1f  cpu_ms %7.1f  work cpu %7.1f (max rank %7.1f) ms  job cpu %5.2f s  balance %.3f\n' \
+    "$name" "$ranks" "$wall" "$(field gen_ms)" "$(field cpu_ms)" "$(field work_cpu_ms)" "$(field work_cpu_max_ms)" \
+    "$(awk "BEGIN { print $user + $sys }")" "$(b=$(field rank_balance); echo "${b:-1}")"
+  rm -f ./*.glb ./*.json
+}
+FOREST=$SRC/examples/scenes/forest.scene
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for rep in $(seq "$REPEATS"); do
+  for r in 1 2; do run forest "$r" "$FOREST"; done
+  for r in 1 2; do run forest-6 "$r" "$FOREST" -n 6; done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
