@@ -336,12 +336,12 @@ struct DistributedOctree {
   /// for node, order, keys, xyz, stats). Other ranks: empty.
   Octree tree;
   /// Rank 0 with gather_points: x y z of every point in input order.
-  std::vector<double> points;
+  OctreeArray<double> points;
   OctreeCube cube;                  ///< on every rank
   std::vector<uint64_t> splitters;  ///< R + 1 key bounds, splitters[0] = 0, splitters[R] = 2^63
   std::vector<double> rank_bounds;  ///< 6 per rank: its points' lo x y z, hi x y z (lo > hi: no points)
-  std::vector<double> local_xyz;    ///< this rank's points by increasing global index
-  std::vector<uint32_t> local_index;///< their global indices
+  OctreeArray<double> local_xyz;    ///< this rank's points by increasing global index
+  OctreeArray<uint32_t> local_index;///< their global indices
   Octree local_tree;                ///< over local_xyz (local_tree option, non-empty ranks)
 };
 

@@ -91,9 +91,9 @@ namespace {
 
 constexpr uint32_t kSamplesPerRank = 64;
 
-template <typename T>
-std::span<const uint8_t> bytesOf(const std::vector<T>& v) {
-  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)};
+template <typename Array>
+std::span<const uint8_t> bytesOf(const Array& v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(v[0])};
 }
 
 template <typename T>
@@ -209,8 +209,9 @@ DistributedOctree buildOctreeDistributed(const OctreePoints& points, uint64_t fi
   // 1. Keys of the own block, sorted with their global indices (stable, so
   //    equal keys stay in index order).
   requireMemory("octree keys", n * 48, options.memory_budget);
-  std::vector<uint64_t> keys(n);
-  std::vector<uint32_t> index(n);
+  // (OctreeArray: no zero-filling, large pages — as the one-process build's arrays.)
+  OctreeArray<uint64_t> keys(n);
+  OctreeArray<uint32_t> index(n);
   if (n) octreeKeys(points, d.cube, keys.data(), execution);
   std::iota(index.begin(), index.end(), static_cast<uint32_t>(first));
   primitives::RadixScratch scratch;
@@ -243,7 +244,7 @@ DistributedOctree buildOctreeDistributed(const OctreePoints& points, uint64_t fi
   std::vector<uint64_t> send_offsets(size_t(R) + 1, 0);
   for (int r = 1; r < R; ++r) send_offsets[size_t(r)] = firstAtLeast(keys.data(), 0, n, d.splitters[size_t(r)]);
   send_offsets[size_t(R)] = n;
-  std::vector<PointRecord> records(n);
+  OctreeArray<PointRecord> records(n);
   for (uint64_t j = 0; j < n; ++j) {
     PointRecord& rec = records[j];
     rec.key = keys[j];
@@ -259,15 +260,15 @@ DistributedOctree buildOctreeDistributed(const OctreePoints& points, uint64_t fi
   index = {};
   const uint64_t mine = received.size() / sizeof(PointRecord);
   requireMemory("octree received points", mine * 64, options.memory_budget);
-  std::vector<uint64_t> rkeys(mine);
-  std::vector<uint32_t> perm(mine);
+  OctreeArray<uint64_t> rkeys(mine);
+  OctreeArray<uint32_t> perm(mine);
   for (uint64_t j = 0; j < mine; ++j) {
     std::memcpy(&rkeys[j], received.data() + j * sizeof(PointRecord), sizeof(uint64_t));
     perm[j] = static_cast<uint32_t>(j);
   }
   primitives::radixSort(execution, rkeys.data(), perm.data(), mine, scratch);
-  std::vector<uint32_t> rindex(mine);
-  std::vector<double> rxyz(3 * mine);
+  OctreeArray<uint32_t> rindex(mine);
+  OctreeArray<double> rxyz(3 * mine);
   for (uint64_t j = 0; j < mine; ++j) {
     PointRecord rec;
     std::memcpy(&rec, received.data() + uint64_t(perm[j]) * sizeof(PointRecord), sizeof rec);
@@ -434,27 +435,20 @@ void octreeKnnDistributed(const DistributedOctree& t, const double* xyz, uint64_
     return static_cast<int>(it - (t.splitters.begin() + 1));
   };
   std::vector<Answer> answers;
-  std::vector<uint32_t> found;
-  std::vector<double> dist2;
-  auto answer = [&](const std::vector<uint64_t>& which, const double* bounds) {
-    if (which.empty() || !hasPoints(t)) return;
-    const std::vector<double> q = pick(xyz, 3, which);
-    found.resize(which.size() * k);
-    dist2.resize(which.size() * k);
-    octreeKnn(t.local_tree, localPoints(t), q.data(), which.size(), k, found.data(), dist2.data(), execution);
-    for (size_t i = 0; i < which.size(); ++i)
-      for (uint32_t j = 0; j < k; ++j) {
-        const uint32_t local = found[i * k + j];
-        if (local == kOctreeNone || (bounds && dist2[i * k + j] > bounds[which[i]])) break;
-        answers.push_back({which[i], t.local_index[local], 0, dist2[i * k + j]});
-      }
-  };
   // Phase 1: the owner of each query's key answers it; its k-th distance
   // (infinite with fewer than k points) bounds everyone else's search.
-  std::vector<uint64_t> owned, others;
+  std::vector<uint64_t> owned;
   for (uint64_t q = 0; q < m; ++q)
     if (finite(q) && owner(q) == me) owned.push_back(q);
-  answer(owned, nullptr);
+  if (!owned.empty() && hasPoints(t)) {
+    const std::vector<double> q = pick(xyz, 3, owned);
+    std::vector<uint32_t> found(owned.size() * k);
+    std::vector<double> dist2(owned.size() * k);
+    octreeKnn(t.local_tree, localPoints(t), q.data(), owned.size(), k, found.data(), dist2.data(), execution);
+    for (size_t i = 0; i < owned.size(); ++i)
+      for (uint32_t j = 0; j < k && found[i * k + j] != kOctreeNone; ++j)
+        answers.push_back({owned[i], t.local_index[found[i * k + j]], 0, dist2[i * k + j]});
+  }
   std::vector<double> bound(m, std::numeric_limits<double>::infinity());
   {
     std::vector<uint32_t> got(m, 0);  // the owner's answers per query, nearest first
@@ -462,10 +456,35 @@ void octreeKnnDistributed(const DistributedOctree& t, const double* xyz, uint64_
       if (++got[a.query] == k) bound[a.query] = a.d2;
   }
   distributed::allReduce(std::span<double>(bound), distributed::ReduceOp::kMin);
-  // Phase 2: the other ranks whose points' box is within the bound.
+  // Phase 2: the other ranks whose points' box is within the bound, by a
+  // search bounded from the start (a radius query of the bound: a kNN
+  // descent from an empty region of this rank would wander far before its
+  // own bound shrinks), at most k of their points within the bound each.
+  // Queries with an infinite bound (their owner has fewer than k points)
+  // take a plain kNN.
+  std::vector<uint64_t> bounded, unbounded;
   for (uint64_t q = 0; q < m; ++q)
-    if (finite(q) && owner(q) != me && boxDist2(own_box, xyz + 3 * q) <= bound[q]) others.push_back(q);
-  answer(others, bound.data());
+    if (hasPoints(t) && finite(q) && owner(q) != me && boxDist2(own_box, xyz + 3 * q) <= bound[q])
+      (std::isfinite(bound[q]) ? bounded : unbounded).push_back(q);
+  for (const uint64_t q : bounded) {
+    // The radius whose square (as the radius query computes it) is at least the bound.
+    const double r = std::nextafter(std::sqrt(bound[q]), std::numeric_limits<double>::infinity());
+    const OctreeQueryResult near = octreeRadius(t.local_tree, localPoints(t), xyz + 3 * q, 1, r, execution);
+    for (uint64_t j = 0; j < near.indices.size() && j < k; ++j) {
+      const double d2 = localDist2(t, near.indices[j], xyz + 3 * q);
+      if (d2 > bound[q]) break;
+      answers.push_back({q, t.local_index[near.indices[j]], 0, d2});
+    }
+  }
+  if (!unbounded.empty()) {
+    const std::vector<double> q = pick(xyz, 3, unbounded);
+    std::vector<uint32_t> found(unbounded.size() * k);
+    std::vector<double> dist2(unbounded.size() * k);
+    octreeKnn(t.local_tree, localPoints(t), q.data(), unbounded.size(), k, found.data(), dist2.data(), execution);
+    for (size_t i = 0; i < unbounded.size(); ++i)
+      for (uint32_t j = 0; j < k && found[i * k + j] != kOctreeNone; ++j)
+        answers.push_back({unbounded[i], t.local_index[found[i * k + j]], 0, dist2[i * k + j]});
+  }
   const std::vector<Answer> all = gatherAnswers(answers);
   if (!distributed::isRoot()) return;
   std::fill(out, out + m * k, kOctreeNone);

@@ -457,7 +457,8 @@ void runOctree(const OctreeArgs& a, const CLI::App& cmd) {
   const uint64_t peak = rss_before ? statusBytes("VmHWM").value_or(0) : 0;
   const double bytes_per_point = peak ? double(peak > rss_before ? peak - rss_before : 0) / double(points.count) : -1;
   // Rank 0 draws every point (gathered) in the previews.
-  const OctreePoints drawn = spread ? OctreePoints::of(spread_tree.points) : points;
+  const OctreePoints drawn =
+      spread ? OctreePoints::of(spread_tree.points.data(), spread_tree.points.size() / 3) : points;
 
   QueryResults results;
   double query_ms = 0;
