@@ -625,6 +625,8 @@ void setupOctree(CLI::App& app) {
       "Keys: the root cube is the points' bounding box's min corner with side = its largest extent; 21 bits per "
       "axis, bit 3i = x bit i. docs/octree.md describes the trees, the stats and the files.\n"
       "Exit codes: 1 bad option, 2 bad or missing file (file:line), 3 backend unavailable, 4 output error.\n"
+      "Under mpirun -n R the default tree and its knn/radius/box queries are split over the ranks, with the "
+      "one-process outputs (docs/scaling.md, \"Octrees\").\n"
       "Examples:\n  procgen octree --random 1000000 --stats-json -\n"
       "  procgen octree scan.ply --query knn:8 --random-queries 1000 -o knn.txt\n"
       "  procgen octree mesh.ply --sample-surface 200000 --leaf-size 64 -o boxes.obj -o preview.png");
