@@ -153,12 +153,10 @@ OctreeCube globalRootCube(const OctreePoints& points, uint64_t first, uint64_t t
   return cube;
 }
 
-/// The record a rank sends to the owner of a point's key.
-struct PointRecord {
-  uint64_t key;
-  uint32_t index, pad;
-  double xyz[3];
-};
+/// The record a rank sends to the owner of a point's key: key (8 bytes),
+/// global index (4, then 4 of padding) and, when the owner needs them
+/// (queries, sorted coordinates, previews), x y z (24).
+constexpr uint64_t kRecordBase = 16, kRecordWithXyz = 40;
 
 }  // namespace
 
@@ -244,36 +242,46 @@ DistributedOctree buildOctreeDistributed(const OctreePoints& points, uint64_t fi
   std::vector<uint64_t> send_offsets(size_t(R) + 1, 0);
   for (int r = 1; r < R; ++r) send_offsets[size_t(r)] = firstAtLeast(keys.data(), 0, n, d.splitters[size_t(r)]);
   send_offsets[size_t(R)] = n;
-  OctreeArray<PointRecord> records(n);
+  const bool with_xyz = options.sorted_points || wanted.gather_points;
+  const uint64_t stride = with_xyz || wanted.local_tree ? kRecordWithXyz : kRecordBase;
+  requireMemory("octree point records", n * stride, options.memory_budget);
+  OctreeArray<uint8_t> records(n * stride);
   for (uint64_t j = 0; j < n; ++j) {
-    PointRecord& rec = records[j];
-    rec.key = keys[j];
-    rec.index = index[j];
-    rec.pad = 0;
-    for (int a = 0; a < 3; ++a) rec.xyz[a] = points.coord(index[j] - first, a);
+    uint8_t* rec = records.data() + j * stride;
+    const uint32_t pad = 0;
+    std::memcpy(rec, &keys[j], 8);
+    std::memcpy(rec + 8, &index[j], 4);
+    std::memcpy(rec + 12, &pad, 4);
+    for (int a = 0; stride == kRecordWithXyz && a < 3; ++a) {
+      const double v = points.coord(index[j] - first, a);
+      std::memcpy(rec + 16 + 8 * a, &v, 8);
+    }
   }
-  for (uint64_t& o : send_offsets) o *= sizeof(PointRecord);
+  for (uint64_t& o : send_offsets) o *= stride;
   std::vector<uint64_t> received_offsets;
   std::vector<uint8_t> received = distributed::allToAll(bytesOf(records), send_offsets, received_offsets);
   records = {};
   keys = {};
   index = {};
-  const uint64_t mine = received.size() / sizeof(PointRecord);
+  const uint64_t mine = received.size() / stride;
   requireMemory("octree received points", mine * 64, options.memory_budget);
   OctreeArray<uint64_t> rkeys(mine);
   OctreeArray<uint32_t> perm(mine);
   for (uint64_t j = 0; j < mine; ++j) {
-    std::memcpy(&rkeys[j], received.data() + j * sizeof(PointRecord), sizeof(uint64_t));
+    std::memcpy(&rkeys[j], received.data() + j * stride, sizeof(uint64_t));
     perm[j] = static_cast<uint32_t>(j);
   }
-  primitives::radixSort(execution, rkeys.data(), perm.data(), mine, scratch);
+  // One sorted run per sender; with a single non-empty run (one rank, or
+  // blocks already in key order) it is sorted already.
+  int runs = 0;
+  for (int r = 0; r < R; ++r) runs += received_offsets[size_t(r) + 1] > received_offsets[size_t(r)] ? 1 : 0;
+  if (runs > 1) primitives::radixSort(execution, rkeys.data(), perm.data(), mine, scratch);
   OctreeArray<uint32_t> rindex(mine);
-  OctreeArray<double> rxyz(3 * mine);
+  OctreeArray<double> rxyz(stride == kRecordWithXyz ? 3 * mine : 0);
   for (uint64_t j = 0; j < mine; ++j) {
-    PointRecord rec;
-    std::memcpy(&rec, received.data() + uint64_t(perm[j]) * sizeof(PointRecord), sizeof rec);
-    rindex[j] = rec.index;
-    std::copy_n(rec.xyz, 3, &rxyz[3 * j]);
+    const uint8_t* rec = received.data() + uint64_t(perm[j]) * stride;
+    std::memcpy(&rindex[j], rec + 8, 4);
+    if (stride == kRecordWithXyz) std::memcpy(&rxyz[3 * j], rec + 16, 24);
   }
   received = {};
 
@@ -286,7 +294,6 @@ DistributedOctree buildOctreeDistributed(const OctreePoints& points, uint64_t fi
       rkeys.data(), mine, s, D, d.splitters[size_t(me)], d.splitters[size_t(me) + 1], position);
 
   // 5. Rank 0 assembles the tree.
-  const bool with_xyz = options.sorted_points || wanted.gather_points;
   std::vector<uint8_t> all_cells = distributed::gather(bytesOf(own_cells), 0);
   std::vector<uint8_t> all_keys = distributed::gather(bytesOf(rkeys), 0);
   std::vector<uint8_t> all_index = distributed::gather(bytesOf(rindex), 0);
@@ -329,9 +336,10 @@ DistributedOctree buildOctreeDistributed(const OctreePoints& points, uint64_t fi
     }
   }
 
-  // The own points by global index (so that a local index order is the
-  // global one: ties in the queries go to the smaller index as in one
-  // process), their box on every rank, and their tree.
+  // For the queries: the own points by global index (so that a local index
+  // order is the global one: ties in the queries go to the smaller index as
+  // in one process), their box on every rank, and their tree.
+  if (!wanted.local_tree) return d;
   for (uint64_t j = 0; j < mine; ++j) perm[j] = static_cast<uint32_t>(j);
   primitives::radixSort(execution, rindex.data(), perm.data(), mine, scratch);
   d.local_index = std::move(rindex);
@@ -348,7 +356,7 @@ DistributedOctree buildOctreeDistributed(const OctreePoints& points, uint64_t fi
   distributed::allReduce(std::span<double>(d.rank_bounds), distributed::ReduceOp::kMin);
   for (int r = 0; r < R; ++r)
     for (int a = 3; a < 6; ++a) d.rank_bounds[size_t(r) * 6 + a] = -d.rank_bounds[size_t(r) * 6 + a];
-  if (wanted.local_tree && mine) {
+  if (mine) {
     OctreeOptions local = options;
     local.sorted_points = true;
     d.local_tree = buildOctree(OctreePoints::of(d.local_xyz.data(), mine), local, execution);
