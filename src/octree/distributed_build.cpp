@@ -403,10 +403,17 @@ double localDist2(const DistributedOctree& t, uint32_t local, const double* q) {
   return dx * dx + dy * dy + dz * dz;
 }
 
-/// Rank 0: every rank's answers, sorted by (query, distance², index).
-std::vector<Answer> gatherAnswers(const std::vector<Answer>& answers) {
-  std::vector<Answer> all = valuesOf<Answer>(distributed::gather(bytesOf(answers), 0));
-  std::sort(all.begin(), all.end());
+/// Rank 0: every rank's answers, sorted by (query, distance², index) — by
+/// a counting sort on the query, then each query's few answers.
+std::vector<Answer> gatherAnswers(const std::vector<Answer>& answers, uint64_t m) {
+  const std::vector<Answer> gathered = valuesOf<Answer>(distributed::gather(bytesOf(answers), 0));
+  std::vector<uint64_t> start(m + 1, 0);
+  for (const Answer& a : gathered) ++start[a.query + 1];
+  for (uint64_t q = 0; q < m; ++q) start[q + 1] += start[q];
+  std::vector<Answer> all(gathered.size());
+  std::vector<uint64_t> at(start.begin(), start.end() - 1);
+  for (const Answer& a : gathered) all[at[a.query]++] = a;
+  for (uint64_t q = 0; q < m; ++q) std::sort(all.begin() + int64_t(start[q]), all.begin() + int64_t(start[q + 1]));
   return all;
 }
 
@@ -493,7 +500,7 @@ void octreeKnnDistributed(const DistributedOctree& t, const double* xyz, uint64_
       for (uint32_t j = 0; j < k && found[i * k + j] != kOctreeNone; ++j)
         answers.push_back({unbounded[i], t.local_index[found[i * k + j]], 0, dist2[i * k + j]});
   }
-  const std::vector<Answer> all = gatherAnswers(answers);
+  const std::vector<Answer> all = gatherAnswers(answers, m);
   if (!distributed::isRoot()) return;
   std::fill(out, out + m * k, kOctreeNone);
   uint64_t q = UINT64_MAX, taken = 0;
@@ -520,7 +527,7 @@ OctreeQueryResult octreeRadiusDistributed(const DistributedOctree& t, const doub
         answers.push_back(
             {which[i], t.local_index[local.indices[j]], 0, localDist2(t, local.indices[j], &q[3 * i])});
   }
-  const std::vector<Answer> all = gatherAnswers(answers);
+  const std::vector<Answer> all = gatherAnswers(answers, m);
   return distributed::isRoot() ? toResult(all, m) : OctreeQueryResult{};
 }
 
@@ -542,7 +549,7 @@ OctreeQueryResult octreeBoxDistributed(const DistributedOctree& t, const double*
       for (uint64_t j = local.offsets[i]; j < local.offsets[i + 1]; ++j)
         answers.push_back({which[i], t.local_index[local.indices[j]], 0, 0.0});
   }
-  const std::vector<Answer> all = gatherAnswers(answers);
+  const std::vector<Answer> all = gatherAnswers(answers, m);
   return distributed::isRoot() ? toResult(all, m) : OctreeQueryResult{};
 }
 
