@@ -5,7 +5,7 @@
 # under mpirun (the distributed path's own cost) and R = 2, side by side in
 # each repeat. Per run: the wall time of the whole job (mpirun included),
 # build_ms and query_ms (the slowest rank's), the knn queries per second and
-# the CPU seconds of all ranks (user + system).
+# the CPU seconds of all ranks (user + system). QUERIES = 0: the build alone.
 set -eu
 PROCGEN=$1 POINTS=${2:-4000000} QUERIES=${3:-200000} REPEATS=${4:-1}
 WORK=$(mktemp -d)
@@ -17,8 +17,11 @@ field() { sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" stats.json | head -1; }
 run() {  # run LABEL LAUNCH...
   label=$1
   shift
+  if [ "$QUERIES" = 0 ]; then query=""; else query="--query knn:8 --random-queries $QUERIES -o knn.txt"; fi
+  rm -f knn.txt && touch knn.txt
+  # shellcheck disable=SC2086
   /usr/bin/time -f "%e %U %S" -o time.txt "$@" "$PROCGEN" octree --random "$POINTS" --backend cpu --threads 1 \
-    --query knn:8 --random-queries "$QUERIES" -o knn.txt --stats-json stats.json -q
+    $query --stats-json stats.json -q
   read -r wall user sys < time.txt
   printf '%-10s wall %6.2f s  build %8.1f ms  query %8.1f ms  %6.3f M queries/s  cpu %6.2f s  %s\n' "$label" "$wall" \
     "$(field build_ms)" "$(field query_ms)" "$(field mq_per_s)" "$(awk "BEGIN { print $user + $sys }")" \
