@@ -242,7 +242,7 @@ struct LoadedPoints {
 };
 
 void progress(const char* what) {
-  if (stderrIsTerminal()) std::fprintf(stderr, "octree: %s...\n", what);
+  if (stderrIsTerminal() && distributed::isRoot()) std::fprintf(stderr, "octree: %s...\n", what);
 }
 
 /// Under mpirun with a tree that spreads over the ranks (spreadsOverRanks):
