@@ -310,4 +310,85 @@ void generatePoints(PointDistribution distribution, uint64_t n, uint64_t seed, d
 /// "uniform", "gaussian", "plummer".
 const char* pointDistributionName(PointDistribution distribution);
 
+// ---------------------------------------------------------------------------
+// Distributed build and queries over the ranks of `mpirun -n R`
+// (procgen/distributed.hpp; docs/scaling.md "Octrees"; src/octree/distributed_build.cpp)
+// ---------------------------------------------------------------------------
+
+/// Writes the points first .. first + count − 1 of generatePoints(distribution,
+/// ·, seed) into xyz (3·count doubles): one rank's block of a generated cloud.
+/// Serial (host libm, as generatePoints' Gaussian and Plummer points).
+void generatePointRange(PointDistribution distribution, uint64_t first, uint64_t count, uint64_t seed, double* xyz);
+
+struct DistributedOctreeOptions {
+  /// Rank 0 also receives every point (DistributedOctree::points), for outputs that draw them.
+  bool gather_points = false;
+  /// Each rank builds a tree over its own points (local_tree) for the routed queries.
+  bool local_tree = false;
+};
+
+/// One rank's part of a distributed octree. Rank r owns the Morton keys
+/// [splitters[r], splitters[r + 1]): a contiguous run of leaves of the global
+/// tree (no leaf and no run of equal keys crosses a range border) and the
+/// points with those keys.
+struct DistributedOctree {
+  /// Rank 0: the whole tree, identical to buildOctree over all points (node
+  /// for node, order, keys, xyz, stats). Other ranks: empty.
+  Octree tree;
+  /// Rank 0 with gather_points: x y z of every point in input order.
+  OctreeArray<double> points;
+  OctreeCube cube;                  ///< on every rank
+  std::vector<uint64_t> splitters;  ///< R + 1 key bounds, splitters[0] = 0, splitters[R] = 2^63
+  std::vector<double> rank_bounds;  ///< 6 per rank: its points' lo x y z, hi x y z (lo > hi: no points)
+  OctreeArray<double> local_xyz;    ///< this rank's points by increasing global index
+  OctreeArray<uint32_t> local_index;///< their global indices
+  Octree local_tree;                ///< over local_xyz (local_tree option, non-empty ranks)
+};
+
+/// Collective (every rank of the job; one process: R = 1). Builds the
+/// bucketed bottom-up cube tree (options.method kBottomUp, not compressed,
+/// kCube; else std::invalid_argument) of `total` points of which this rank
+/// holds the block `points` = global indices first .. first + points.count − 1
+/// (the ranks' blocks in rank order cover 0 .. total − 1). The cornerstone
+/// scheme (Keller et al. 2023): keys from the global root cube (allreduce),
+/// a local radix sort, splitters from every rank's regular samples, each
+/// moved to the first key of the global leaf holding it (octreeAlignSplitter,
+/// from allreduced counts of its ancestor cells), the points exchanged to
+/// their owners (allToAll), each rank finding the internal cells inside its
+/// range; the cells crossing a border are the shared top of the tree.
+/// Rank 0 gathers the sorted keys, indices and internal cells and writes
+/// the nodes. Throws as buildOctree (a bad point: the rank holding it
+/// reports it, the others stop with distributed::PeerFailure).
+DistributedOctree buildOctreeDistributed(const OctreePoints& points, uint64_t first, uint64_t total,
+                                         const OctreeOptions& options, const DistributedOctreeOptions& distributed,
+                                         const Execution& execution);
+
+/// Collective queries on a DistributedOctree built with local_tree; every rank
+/// passes the same m queries; the results, on rank 0 only, equal octreeKnn /
+/// octreeRadius / octreeBox over all points (the same indices in the same
+/// order). kNN: the rank owning a query's key answers it first, its k-th
+/// distance bounds the search, and only the ranks whose points' box is within
+/// that distance answer it too; radius and box: the ranks whose box meets the
+/// ball or box. Partial answers (query, index, distance²) are merged on rank 0.
+void octreeKnnDistributed(const DistributedOctree& tree, const double* xyz, uint64_t m, uint32_t k, uint32_t* out,
+                          const Execution& execution);
+OctreeQueryResult octreeRadiusDistributed(const DistributedOctree& tree, const double* xyz, uint64_t m,
+                                          double radius, const Execution& execution);
+OctreeQueryResult octreeBoxDistributed(const DistributedOctree& tree, const double* boxes, uint64_t m,
+                                       const Execution& execution);
+
+/// The splitter rule, pure (tests simulate R ranks with it). Regular samples:
+/// `count` keys of the sorted keys[0..n) at (j + 1/2)·n/count (none when n = 0).
+std::vector<uint64_t> octreeSampleKeys(const uint64_t* sorted_keys, uint64_t n, uint32_t count);
+/// R − 1 tentative splitters from all ranks' samples: the sorted samples at
+/// q·S/R, q = 1 .. R − 1 (all 0 without samples).
+std::vector<uint64_t> octreeSampleSplitters(std::vector<uint64_t> samples, int ranks);
+/// The leaf-boundary rule: given the global point counts of the 22 cells
+/// containing `splitter` (levels 0 .. 21), the level of the bucketed tree's
+/// leaf containing it (the first level whose cell holds at most leaf_size
+/// points or is at depth_limit), and the splitter moved to that leaf's first
+/// key — a leaf border, never inside a run of equal keys.
+int octreeSplitterLeafLevel(const uint64_t* cell_counts, uint32_t leaf_size, int depth_limit);
+uint64_t octreeAlignSplitter(uint64_t splitter, int leaf_level);
+
 }  // namespace procgen

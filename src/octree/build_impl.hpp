@@ -191,6 +191,28 @@ inline void resizeNodes(Octree& t, uint64_t nodes, bool level_order) {
 /// Bytes of the node arrays per node (level, prefix, parent, begin, end, first_child / child_count).
 inline constexpr uint64_t kNodeBytes = 1 + 8 + 4 + 4 + 4 + 4;
 
+/// The levels lo..hi of the internal cells whose first point is K[i] among
+/// the sorted keys K[0..n) (buildBucketed's window rule, below); false when
+/// there are none. Also run on one rank's slice of the keys by the
+/// distributed build (distributed_build.cpp).
+inline bool bucketedOwnedLevels(const uint64_t* K, uint64_t n, uint64_t s, int D, uint64_t i, int& lo, int& hi) {
+  if (i + s >= n) return false;
+  const uint64_t ahead = K[i] ^ K[i + s];
+  lo = 0;
+  if (i > 0) {
+    const uint64_t behind = K[i - 1] ^ K[i];
+    if (behind <= ahead) return false;
+    lo = pgOctreeCommonLevel(K[i - 1], K[i]) + 1;
+  }
+  hi = std::min(pgOctreeCommonLevel(K[i], K[i + s]), D - 1);
+  return lo <= hi;
+}
+
+template <typename Par>
+void writeBucketedNodes(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, const OctreeArray<uint64_t>& ipref,
+                        const OctreeArray<uint32_t>& iowner, const std::vector<uint64_t>& level_start,
+                        uint64_t budget, uint64_t held);
+
 // ---------------------------------------------------------------------------
 // Bucketed bottom-up (§4 generalized to leaves of up to leaf_size points)
 // ---------------------------------------------------------------------------
@@ -218,18 +240,7 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
   // (K[i−1] ^ K[i]) <= (K[i] ^ K[i+s]) means the highest bit in which K[i]
   // differs from its predecessor is not above the one in which it differs
   // from K[i+s], so commonLevel(K[i−1], K[i]) >= commonLevel(K[i], K[i+s]).
-  auto ownedLevels = [&](uint64_t i, int& lo, int& hi) {
-    if (i + s >= n) return false;
-    const uint64_t ahead = K[i] ^ K[i + s];
-    lo = 0;
-    if (i > 0) {
-      const uint64_t behind = K[i - 1] ^ K[i];
-      if (behind <= ahead) return false;
-      lo = pgOctreeCommonLevel(K[i - 1], K[i]) + 1;
-    }
-    hi = std::min(pgOctreeCommonLevel(K[i], K[i + s]), D - 1);
-    return lo <= hi;
-  };
+  auto ownedLevels = [&](uint64_t i, int& lo, int& hi) { return bucketedOwnedLevels(K, n, s, D, i, lo, hi); };
   const Plan plan = par.plan(n, 1 << 16);
   std::vector<uint64_t> counts(plan.count * kL, 0);
   std::vector<std::vector<uint32_t>> owners(plan.count);  // per chunk, the points that own cells
@@ -246,7 +257,7 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
     });
   }
   // Level-major exclusive scan: internal ids grouped by level, then chunk.
-  std::vector<uint64_t> level_start(kL + 1, 0), level_count(kL, 0);
+  std::vector<uint64_t> level_start(kL + 1, 0);
   std::vector<uint64_t> offsets(plan.count * kL);
   uint64_t running = 0;
   for (int l = 0; l < kL; ++l) {
@@ -255,16 +266,14 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
       offsets[c * kL + l] = running;
       running += counts[c * kL + l];
     }
-    level_count[l] = running - level_start[l];
   }
   level_start[kL] = running;
   const uint64_t internal = running;
-  const uint64_t nodes = 1 + 8 * internal;
-  requireMemory("octree nodes", internal * 16 + nodes * kNodeBytes, budget, held);
+  requireMemory("octree nodes", internal * 16 + (1 + 8 * internal) * kNodeBytes, budget, held);
   // Per internal cell: its prefix and its owner, the point whose key is the
   // cell's first (so the cell's points start there: no search for it).
   OctreeArray<uint64_t> ipref(internal);
-  OctreeArray<uint32_t> iowner(internal), inode(internal);
+  OctreeArray<uint32_t> iowner(internal);
   if (internal) {
     par.forEach(plan, [&](uint64_t c, uint64_t, uint64_t) {
       uint64_t at[kL];
@@ -279,6 +288,28 @@ void buildBucketed(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, uin
       }
     });
   }
+  writeBucketedNodes(par, t, D, leaf_size, ipref, iowner, level_start, budget, held);
+}
+
+/// The nodes of the bucketed tree from its internal cells: ipref / iowner
+/// (prefix and first point position of each) grouped by level (level l at
+/// level_start[l] .. level_start[l + 1]) and in Morton order within a level;
+/// t.keys sorted, t.point_count set. Writes every node array and the stats.
+template <typename Par>
+void writeBucketedNodes(Par& par, Octree& t, int depth_limit, uint32_t leaf_size, const OctreeArray<uint64_t>& ipref,
+                        const OctreeArray<uint32_t>& iowner, const std::vector<uint64_t>& level_start,
+                        uint64_t budget, uint64_t held) {
+  const uint64_t n = t.point_count;
+  const uint64_t* K = t.keys.data();
+  const uint64_t s = leaf_size;
+  const int D = depth_limit;
+  constexpr int kL = kOctreeMaxLevel + 1;
+  const uint64_t internal = level_start[kL];
+  std::vector<uint64_t> level_count(kL);
+  for (int l = 0; l < kL; ++l) level_count[l] = level_start[l + 1] - level_start[l];
+  const uint64_t nodes = 1 + 8 * internal;
+  requireMemory("octree nodes", internal * 4 + nodes * kNodeBytes, budget, held);
+  OctreeArray<uint32_t> inode(internal);
   // Level-order node index of every internal cell: level l has 8 × (internal
   // cells of level l − 1) nodes, the children of the k-th internal cell of
   // level l − 1 at 8k .. 8k + 7 in digit order.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "procgen/octree.hpp"
 
@@ -27,6 +28,12 @@ namespace procgen::octree_impl {
 
 namespace serial {
 PROCGEN_OCTREE_STAGES()
+/// The bucketed tree's nodes from its internal cells (build_impl.hpp
+/// writeBucketedNodes): rank 0's assembly of a distributed build
+/// (distributed_build.cpp).
+void writeBucketedNodes(Octree& tree, int depth_limit, uint32_t leaf_size, const OctreeArray<uint64_t>& ipref,
+                        const OctreeArray<uint32_t>& iowner, const std::vector<uint64_t>& level_start,
+                        uint64_t budget);
 }
 namespace cpu {
 PROCGEN_OCTREE_STAGES(int threads, )

@@ -50,6 +50,24 @@ expect_failure() {  # expect_failure MESSAGE LEFTOVER_GLOB -- mpirun arguments
   [ -z "$left" ] || fail "left behind: $left"
 }
 
+# Octrees: the deterministic statistics (not the times), and a clustered
+# point set in ref/ and mpi/ — Gaussian-like clusters of very different
+# widths, 600 copies of one point and 200 a hair apart, uniform background —
+# in a scrambled order, so that every rank's block holds points of every
+# range and the exchange moves most of them.
+octree_stats() { grep -oE '"(points|nodes|internal|leaves|empty_leaves|chain_nodes|depth|checksum|queries|query)": [^,}]*' "$1"; }
+clustered_points() {
+  awk 'BEGIN { srand(7); n = 0
+    for (c = 0; c < 6; c++) { cx = 100 * rand(); cy = 100 * rand(); cz = 100 * rand(); s = 10 ^ (3.5 * rand() - 3)
+      for (i = 0; i < 1500; i++) p[n++] = sprintf("%.9g %.9g %.9g", cx + s * (rand() + rand() + rand() - 1.5),
+        cy + s * (rand() + rand() + rand() - 1.5), cz + s * (rand() + rand() + rand() - 1.5)) }
+    for (i = 0; i < 600; i++) p[n++] = "12.5 40.25 77"
+    for (i = 0; i < 200; i++) p[n++] = "12.5 40.25 77.000000001"
+    for (i = 0; i < 2000; i++) p[n++] = sprintf("%.9g %.9g %.9g", 100 * rand(), 100 * rand(), 100 * rand())
+    for (j = 0; j < n; j++) print p[(j * 7919) % n] }' > ref/clustered.xyz
+  cp ref/clustered.xyz mpi/clustered.xyz
+}
+
 FLAMES=$SRC/examples/flames
 case $CASE in
   flame-image)  # one image over the ranks: histograms routed to band owners
@@ -141,6 +159,39 @@ case $CASE in
     mkdir mpi/p.part-1.bin
     expect_failure "p.part-1.bin" "^p\.(gltf|part-[02-9])|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene \
         good.scene --parts -o p.gltf -q ;;
+  # --- octrees (docs/scaling.md "Octrees"): key ranges per rank, the tree and the query results identical ---
+  octree)  # uniform and clustered points (duplicates), tree file, boxes, preview and statistics
+    clustered_points
+    both octree --random 30000 --leaf-size 8 -o uni.octree -o uni.ply -o uni.svg --stats-json uni.json -q
+    both octree clustered.xyz -o clu.octree -o clu.obj --boxes all --stats-json clu.json -q
+    both octree clustered.xyz --leaf-size 1 --max-depth 8 --backend cpu --threads 1 -o deep.octree -o deep.png \
+        --image-size 160,120 -q
+    same uni.octree uni.ply uni.svg clu.octree clu.obj deep.octree deep.png
+    for f in uni clu; do
+      octree_stats "ref/$f.json" > "ref.$f" && octree_stats "mpi/$f.json" > "mpi.$f" && cmp "ref.$f" "mpi.$f" ||
+        fail "$f statistics differ"
+    done ;;
+  octree-query)  # routed knn / radius / box queries and locate, on both point sets
+    clustered_points
+    head -n 150 ref/clustered.xyz > ref/q.xyz && echo "-5 1000 50" >> ref/q.xyz && cp ref/q.xyz mpi/q.xyz
+    both octree --random 20000 --query knn:9 --random-queries 400 -o uni-knn.txt -o uni.octree -q
+    both octree --random 20000 --distribution plummer --leaf-size 4 --query radius:0.3 --random-queries 300 \
+        -o plummer-radius.txt -q
+    both octree clustered.xyz --query knn:40 --queries q.xyz -o knn.txt -q
+    both octree clustered.xyz --query radius:0.5 --queries q.xyz -o radius.txt --stats-json radius.json -q
+    both octree clustered.xyz --query box:-2,-2,-2,1,1,1 --queries q.xyz -o box.txt -q
+    both octree clustered.xyz --leaf-size 1 --max-depth 7 --query knn:3 --random-queries 300 -o deep-knn.txt -q
+    both octree clustered.xyz --query locate --random-queries 300 -o locate.txt -q
+    same uni-knn.txt uni.octree plummer-radius.txt knn.txt radius.txt box.txt deep-knn.txt locate.txt
+    octree_stats ref/radius.json > ref.stats && octree_stats mpi/radius.json > mpi.stats && cmp ref.stats mpi.stats ||
+      fail "query statistics differ" ;;
+  fail-octree)  # the last rank's input is missing (the others wait in the first collective); rank 0 cannot write
+    clustered_points
+    expect_failure "missing.xyz" "^t\.|procgen-tmp" -- -n $((RANKS - 1)) sh -c "$WRAP" "$PROCGEN" octree clustered.xyz \
+        -o t.octree -q : -n 1 sh -c "$WRAP" "$PROCGEN" octree missing.xyz -o t.octree -q
+    expect_failure "no-dir" "^t\.|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" octree clustered.xyz \
+        --query knn:4 --random-queries 50 -o t.txt -o t.ply -o no-dir/t.octree -q ;;
+  # --- end of octrees ---
   *) fail "unknown case $CASE" ;;
 esac
 echo "ok: $CASE on $RANKS ranks"

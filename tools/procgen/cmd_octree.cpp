@@ -23,6 +23,7 @@
 #include "nbody_stats.hpp"
 #include "output_options.hpp"
 #include "procgen/budget.hpp"
+#include "procgen/distributed.hpp"
 #include "procgen/input.hpp"
 #include "procgen/io.hpp"
 #include "procgen/octree.hpp"
@@ -241,13 +242,25 @@ struct LoadedPoints {
 };
 
 void progress(const char* what) {
-  if (stderrIsTerminal()) std::fprintf(stderr, "octree: %s...\n", what);
+  if (stderrIsTerminal() && distributed::isRoot()) std::fprintf(stderr, "octree: %s...\n", what);
 }
 
-LoadedPoints loadPoints(const OctreeArgs& a, const OctreeJob& job, const Execution& execution) {
+/// Under mpirun with a tree that spreads over the ranks (spreadsOverRanks):
+/// --random generates only this rank's block; a file or a surface sample is
+/// read whole by every rank (a shared file system), which keeps its block.
+LoadedPoints loadPoints(const OctreeArgs& a, const OctreeJob& job, const Execution& execution,
+                        const distributed::Block* block = nullptr) {
   LoadedPoints p;
   const PointReadOptions read{a.memory_budget};
   const uint64_t generated = job.source == OctreeJob::Source::kRandom ? a.random : a.sample_surface;
+  if (block && job.source == OctreeJob::Source::kRandom) {
+    const uint64_t count = block->end - block->begin;
+    requireMemory(std::to_string(count) + " points", checkedMul(count, 24).value_or(UINT64_MAX), a.memory_budget);
+    p.cloud.xyz64.resize(3 * count);
+    generatePointRange(job.distribution, block->begin, count, a.seed, p.cloud.xyz64.data());
+    p.cloud.count = count;
+    return p;
+  }
   if (job.source != OctreeJob::Source::kFile)
     requireMemory(std::to_string(generated) + " points", checkedMul(generated, 24).value_or(UINT64_MAX), a.memory_budget);
   switch (job.source) {
@@ -271,7 +284,7 @@ LoadedPoints loadPoints(const OctreeArgs& a, const OctreeJob& job, const Executi
 /// --random-queries M uniform in the root cube from a stream apart from the
 /// points' (seed xor 0x9E3779B97F4A7C15, so --random N and the queries of the
 /// same --seed differ).
-std::vector<double> loadQueryPoints(const OctreeArgs& a, const OctreeJob& job, const Octree& tree,
+std::vector<double> loadQueryPoints(const OctreeArgs& a, const OctreeJob& job, const OctreeCube& cube,
                                     const Execution& execution) {
   if (!job.query_points) return std::vector<double>(3, 0.0);  // one box query, absolute
   if (!a.queries_file.empty()) {
@@ -283,7 +296,7 @@ std::vector<double> loadQueryPoints(const OctreeArgs& a, const OctreeJob& job, c
                 a.memory_budget);
   std::vector<double> q(3 * a.random_queries);
   generatePoints(PointDistribution::kUniform, a.random_queries, a.seed ^ 0x9E3779B97F4A7C15ull, q.data(), execution);
-  for (uint64_t i = 0; i < q.size(); ++i) q[i] = tree.cube.min[i % 3] + q[i] * tree.cube.side;
+  for (uint64_t i = 0; i < q.size(); ++i) q[i] = cube.min[i % 3] + q[i] * cube.side;
   return q;
 }
 
@@ -297,33 +310,52 @@ struct QueryResults {
   uint64_t count = 0;
 };
 
+/// The queries on one process's tree, or — `spread` given — routed over the
+/// ranks of a distributed tree (octree.hpp), the results on rank 0.
 QueryResults runQueries(const OctreeJob& job, const Octree& tree, const OctreePoints& points,
-                        const std::vector<double>& q, const Execution& execution, uint64_t budget) {
+                        const std::vector<double>& q, const Execution& execution, uint64_t budget,
+                        const DistributedOctree* spread = nullptr) {
   QueryResults r;
   const uint64_t m = q.size() / 3;
   r.count = m;
+  const bool root = !spread || distributed::isRoot();
   switch (job.query) {
     case QueryKind::kNone: break;
     case QueryKind::kLocate:
+      if (!root) break;  // a descent of the global tree's nodes: rank 0's
       requireMemory("locate results", m * 4, budget);
       r.fixed.resize(m);
       octreeLocate(tree, q.data(), m, r.fixed.data(), execution);
       break;
     case QueryKind::kKnn:
       requireMemory("knn results", checkedMul(m, uint64_t(job.k) * 4).value_or(UINT64_MAX), budget);
-      r.fixed.resize(m * job.k);
-      octreeKnn(tree, points, q.data(), m, job.k, r.fixed.data(), nullptr, execution);
+      r.fixed.resize(root ? m * job.k : 0);
+      if (spread) octreeKnnDistributed(*spread, q.data(), m, job.k, r.fixed.data(), execution);
+      else octreeKnn(tree, points, q.data(), m, job.k, r.fixed.data(), nullptr, execution);
       break;
-    case QueryKind::kRadius: r.variable = octreeRadius(tree, points, q.data(), m, job.radius, execution); break;
+    case QueryKind::kRadius:
+      r.variable = spread ? octreeRadiusDistributed(*spread, q.data(), m, job.radius, execution)
+                          : octreeRadius(tree, points, q.data(), m, job.radius, execution);
+      break;
     case QueryKind::kBox: {
       std::vector<double> boxes(6 * m);
       for (uint64_t i = 0; i < m; ++i)
         for (int c = 0; c < 6; ++c) boxes[6 * i + uint64_t(c)] = q[3 * i + uint64_t(c % 3)] + job.box[c];
-      r.variable = octreeBox(tree, points, boxes.data(), m, execution);
+      r.variable = spread ? octreeBoxDistributed(*spread, boxes.data(), m, execution)
+                          : octreeBox(tree, points, boxes.data(), m, execution);
       break;
     }
   }
   return r;
+}
+
+/// Under mpirun the bucketed bottom-up cube tree (the default) is built over
+/// the ranks (buildOctreeDistributed); the other trees and --nbody run on
+/// rank 0 alone, as in one process, while the other ranks wait.
+bool spreadsOverRanks(const OctreeArgs& a, const OctreeJob& job) {
+  const OctreeOptions& o = job.options;
+  return distributed::active() && o.method == OctreeMethod::kBottomUp && !o.compressed &&
+         o.split == OctreeSplit::kCube && !a.nbody;
 }
 
 void writeResults(const std::string& path, const OctreeJob& job, const Octree& tree, const QueryResults& r) {
@@ -382,31 +414,68 @@ std::optional<uint64_t> statusBytes(const char* key) {
 
 void runOctree(const OctreeArgs& a, const CLI::App& cmd) {
   const OctreeJob job = resolveOctreeArgs(a, cmd);
+  const bool spread = spreadsOverRanks(a, job);
+  if (distributed::active() && !spread && !distributed::isRoot()) return;
   const Execution execution = a.execution.resolve();
+  const bool root = distributed::isRoot();
 
   progress("reading points");
   const auto t_read = Clock::now();
-  const LoadedPoints loaded = loadPoints(a, job, execution);
+  // Spread: this rank's block of the points (global indices block.begin ..).
+  distributed::Block block;
+  if (spread && job.source == OctreeJob::Source::kRandom)
+    block = distributed::blockOf(a.random, distributed::rank(), distributed::size());
+  const LoadedPoints loaded = loadPoints(a, job, execution, spread ? &block : nullptr);
   const double read_ms = msSince(t_read);
-  const OctreePoints points = loaded.view();
+  OctreePoints points = loaded.view();
+  uint64_t total = points.count;
+  if (spread && job.source != OctreeJob::Source::kRandom) {
+    block = distributed::blockOf(total, distributed::rank(), distributed::size());
+    if (points.xyz64) points.xyz64 += 3 * block.begin;
+    else points.xyz32 += 3 * block.begin;
+    points.count = block.end - block.begin;
+  } else if (spread) {
+    total = a.random;
+  }
 
   progress("building");
   const uint64_t rss_before = resetPeakMemory() ? statusBytes("VmRSS").value_or(0) : 0;
   const auto t_build = Clock::now();
-  const Octree tree = buildOctree(points, job.options, execution);
-  const double build_ms = msSince(t_build);
+  DistributedOctree spread_tree;
+  Octree own_tree;
+  if (spread) {
+    DistributedOctreeOptions wanted;
+    wanted.local_tree = job.query == QueryKind::kKnn || job.query == QueryKind::kRadius || job.query == QueryKind::kBox;
+    for (const OctreeOutput& out : job.outputs)
+      wanted.gather_points |= out.kind == OctreeOutput::Kind::kPreview || extensionOf(out.path) == ".svg";
+    spread_tree = buildOctreeDistributed(points, block.begin, total, job.options, wanted, execution);
+  } else {
+    own_tree = buildOctree(points, job.options, execution);
+  }
+  const Octree& tree = spread ? spread_tree.tree : own_tree;
+  double build_ms = msSince(t_build);
   const uint64_t peak = rss_before ? statusBytes("VmHWM").value_or(0) : 0;
   const double bytes_per_point = peak ? double(peak > rss_before ? peak - rss_before : 0) / double(points.count) : -1;
+  // Rank 0 draws every point (gathered) in the previews.
+  const OctreePoints drawn =
+      spread ? OctreePoints::of(spread_tree.points.data(), spread_tree.points.size() / 3) : points;
 
   QueryResults results;
   double query_ms = 0;
   if (job.query != QueryKind::kNone) {
-    const std::vector<double> q = loadQueryPoints(a, job, tree, execution);
+    const std::vector<double> q = loadQueryPoints(a, job, spread ? spread_tree.cube : tree.cube, execution);
     progress("querying");
     const auto t_query = Clock::now();
-    results = runQueries(job, tree, points, q, execution, a.memory_budget);
+    results = runQueries(job, tree, points, q, execution, a.memory_budget, spread ? &spread_tree : nullptr);
     query_ms = msSince(t_query);
   }
+  if (spread) {  // the slowest rank's times
+    double slowest[2] = {build_ms, query_ms};
+    distributed::allReduce(std::span<double>(slowest, 2), distributed::ReduceOp::kMax);
+    build_ms = slowest[0];
+    query_ms = slowest[1];
+  }
+  if (!root) return;
 
   std::optional<NbodyRunStats> nbody;
   if (a.nbody) {
@@ -422,7 +491,7 @@ void runOctree(const OctreeArgs& a, const CLI::App& cmd) {
       case OctreeOutput::Kind::kPreview: {
         OctreeGeometryOptions g;
         g.boxes = job.boxes;
-        g.points = out.kind == OctreeOutput::Kind::kPreview || extensionOf(out.path) == ".svg" ? &points : nullptr;
+        g.points = out.kind == OctreeOutput::Kind::kPreview || extensionOf(out.path) == ".svg" ? &drawn : nullptr;
         g.memory_budget_bytes = a.memory_budget;
         writeGeometry(octreeGeometry(tree, g), out.path, job.write);
         break;
@@ -430,7 +499,7 @@ void runOctree(const OctreeArgs& a, const CLI::App& cmd) {
     }
   }
 
-  const uint64_t n = points.count;
+  const uint64_t n = total;
   const double mpts = build_ms > 0 ? double(n) / (build_ms * 1e3) : 0.0;
   const double mq = query_ms > 0 ? double(results.count) / (query_ms * 1e3) : 0.0;
   if (!a.outputs.stats_json.empty()) {
@@ -461,6 +530,7 @@ void runOctree(const OctreeArgs& a, const CLI::App& cmd) {
     j["bytes_per_point"] = bytes_per_point >= 0 ? Json(bytes_per_point) : Json(nullptr);
     j["backend"] = std::string(backendName(execution.backend));
     j["threads"] = effectiveThreads(execution);
+    if (spread) j["ranks"] = distributed::size();
     if (nbody) j["nbody"] = nbodyStatsJson(*nbody);
     a.outputs.writeStats(j);
   }
@@ -555,6 +625,8 @@ void setupOctree(CLI::App& app) {
       "Keys: the root cube is the points' bounding box's min corner with side = its largest extent; 21 bits per "
       "axis, bit 3i = x bit i. docs/octree.md describes the trees, the stats and the files.\n"
       "Exit codes: 1 bad option, 2 bad or missing file (file:line), 3 backend unavailable, 4 output error.\n"
+      "Under mpirun -n R the default tree and its knn/radius/box queries are split over the ranks, with the "
+      "one-process outputs (docs/scaling.md, \"Octrees\").\n"
       "Examples:\n  procgen octree --random 1000000 --stats-json -\n"
       "  procgen octree scan.ply --query knn:8 --random-queries 1000 -o knn.txt\n"
       "  procgen octree mesh.ply --sample-surface 200000 --leaf-size 64 -o boxes.obj -o preview.png");

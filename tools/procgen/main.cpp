@@ -106,7 +106,8 @@ bool runsOnThisRank(CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word.empty() || word[0] == '-') continue;
-    if (word == "flame" || word == "flam3-render" || word == "noise" || word == "scene") return true;
+    if (word == "flame" || word == "flam3-render" || word == "noise" || word == "scene" || word == "octree")
+      return true;
     try {
       app.get_subcommand(word);
       return false;  // another command: rank 0's alone

@@ -60,5 +60,12 @@ void generate(PointDistribution distribution, uint64_t n, uint64_t seed, double*
   SerialPar par;
   octree_impl::generate(par, distribution, n, seed, xyz);
 }
+void writeBucketedNodes(Octree& tree, int depth_limit, uint32_t leaf_size, const OctreeArray<uint64_t>& ipref,
+                        const OctreeArray<uint32_t>& iowner, const std::vector<uint64_t>& level_start,
+                        uint64_t budget) {
+  SerialPar par;
+  octree_impl::writeBucketedNodes(par, tree, depth_limit, leaf_size, ipref, iowner, level_start, budget,
+                                  tree.point_count * 12);
+}
 
 }  // namespace procgen::octree_impl::serial
