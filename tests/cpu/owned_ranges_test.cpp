@@ -50,7 +50,8 @@ TEST(OwnedSharesTest, ASlowWorkerLosesItemsButNoneIsLostOrRepeated) {
     const std::vector<int> counts = runCounts(threads, 300, [](int worker, uint64_t) {
       if (worker == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
     });
-    for (uint64_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1) << "threads " << threads << ", item " << i;
+    for (uint64_t i = 0; i < counts.size(); ++i)
+      ASSERT_EQ(counts[i], 1) << "threads " << threads << ", item " << i;
   }
 }
 
