@@ -1,11 +1,21 @@
 // The optimized grid on oneTBB: the serial stage's blocks (grid_optimized.hpp;
-// paper §4.2–4.3, one block of rows per task instead of one work-group) spread
-// over the CpuExecutor. A point's arithmetic does not depend on the block it
-// falls in, so the grid is bit-identical to serial at every thread count; the
-// blocks' min/max are combined afterwards (exact in any order).
+// paper §4.2–4.3, one block of rows at a time per worker instead of one
+// work-group) spread over the CpuExecutor's workers in contiguous shares
+// (cpu/owned_ranges.hpp). The workers run the serial stage's kernel on one
+// OptimizedGrid (per-axis tables built once per call, read by all). A point's
+// arithmetic does not depend on the block it falls in or the worker that runs
+// it, so the grid is bit-identical to serial at every thread count; the
+// workers' min/max are combined afterwards (exact in any order).
+//
+// A 128³ volume is 128 blocks of 3–75 µs. Shares rather than a task per block
+// keep each worker on contiguous y-slices and off a shared task tree; the two
+// schedules measured the same wall time on the shared guest, where the fork's
+// wake-up and the cores' shared memory side are what keep cpu ×2 under 2×
+// serial (docs/performance.md, "the cpu grid in per-worker shares").
 #include <vector>
 
 #include "cpu/executor.hpp"
+#include "cpu/owned_ranges.hpp"
 #include "noise/grid_optimized.hpp"
 
 namespace procgen::detail {
@@ -22,20 +32,15 @@ NoiseRange cpuOptimizedGrid(const NoiseSetup& setup, std::span<float> out, int t
     return range;
   }
   const OptimizedGrid grid(setup);
-  // One block per chunk (exec.plan's minimum chunk counts elements, not
-  // blocks of rows): there are at least 64 blocks where the grid allows.
-  ChunkPlan plan;
-  plan.n = grid.blockCount();
-  plan.size = 1;
-  plan.count = plan.n;
-  std::vector<NoiseRange> ranges(plan.count, emptyRange());
-  exec.forEachChunk(plan, [&](uint64_t c) {
-    NoiseRange r = emptyRange();
-    for (uint64_t b = plan.begin(c); b < plan.end(c); ++b) r = combineRanges(r, grid.runBlock(b, out));
-    ranges[c] = r;
+  struct alignas(64) WorkerRange {
+    NoiseRange range = emptyRange();
+  };
+  std::vector<WorkerRange> ranges(static_cast<size_t>(exec.threads()));
+  forEachItemInOwnedShares(exec, grid.blockCount(), [&](int worker, uint64_t block) {
+    ranges[worker].range = combineRanges(ranges[worker].range, grid.runBlock(block, out));
   });
   NoiseRange range = emptyRange();
-  for (const NoiseRange& r : ranges) range = combineRanges(range, r);
+  for (const WorkerRange& r : ranges) range = combineRanges(range, r.range);
   return range;
 }
 
