@@ -25,6 +25,8 @@
 // a rank that fails before sending round k is seen by the others waiting for
 // round k (distributed::Exchange).
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 
@@ -52,7 +54,7 @@ struct BandMap {
     // At least 32 bands per rank where the histogram allows (the shares
     // even out), at most 2^15 cells (640 KiB of buckets, in L2) per band.
     shift = 15;
-    while (shift > 8 && (cells >> shift) < 32 * uint64_t(ranks)) --shift;
+    while (shift > 8 && (cells >> shift) < 8 * uint64_t(ranks)) --shift;
     bands = (cells + (uint64_t{1} << shift) - 1) >> shift;
     local_base.resize(bands);
     for (uint64_t b = 0; b < bands; ++b) local_base[b] = static_cast<uint32_t>((b / uint64_t(ranks)) << shift);
@@ -192,7 +194,8 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
   const uint64_t rounds = (units + round_units - 1) / round_units;
   const uint64_t band_bytes = (owned << map.shift) * sizeof(FlameBucket);
   // Three rounds of own parts in flight and two of received ones.
-  const uint64_t round_bytes = 5 * units_per_rank * per_unit * sizeof(PlotRecord);
+  const uint64_t round_bytes =
+      5 * std::min(units_per_rank, (units + uint64_t(ranks) - 1) / uint64_t(ranks)) * per_unit * sizeof(PlotRecord);
   requireMemory("flame iteration", game.workspaceBytes() * uint64_t(threads) + game.tableBytes() + round_bytes,
                 options.memory_budget, band_bytes + (me == 0 ? cells * sizeof(FlameBucket) : 0));
 
@@ -320,6 +323,11 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
     if (k >= 2) exchange.wait(sendGroup(k - 2));
   }
   exchange.finish();
+  if (std::getenv("PROCGEN_DEBUG_BANDS")) {
+    double w = 0;
+    for (const FlameBucket& b : band) w += b.count;
+    std::fprintf(stderr, "rank %d: %llu bands of 2^%d, weight %.6g\n", me, (unsigned long long)owned, map.shift, w);
+  }
   distributed::allReduce(std::span<uint64_t>(totals, 3), distributed::ReduceOp::kSum);
 
   FlameHistogram histogram;
