@@ -4,13 +4,11 @@
 #include "procgen/distributed.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
-#include <thread>
 
 #include "procgen/output.hpp"
 #if PROCGEN_HAVE_MPI
@@ -280,11 +278,10 @@ void Exchange::progress() {
 void Exchange::wait(uint64_t group) {
 #if PROCGEN_HAVE_MPI
   if (!state_->messages) return;
-  for (;;) {
+  // Sleep rather than spin: ranks that share cores leave them to the others.
+  for (mpi::Backoff backoff;; backoff.pause()) {
     progress();
     if (!state_->messages->pending(group)) return;
-    // Sleep rather than spin: ranks that share cores leave them to the others.
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 #else
   (void)group;
@@ -294,10 +291,9 @@ void Exchange::wait(uint64_t group) {
 void Exchange::finish() {
 #if PROCGEN_HAVE_MPI
   if (!state_->messages) return;
-  for (;;) {
+  for (mpi::Backoff backoff;; backoff.pause()) {
     progress();
     if (state_->messages->idle()) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 #endif
 }

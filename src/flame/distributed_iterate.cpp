@@ -25,8 +25,6 @@
 // a rank that fails before sending round k is seen by the others waiting for
 // round k (distributed::Exchange).
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <thread>
 
@@ -323,11 +321,6 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
     if (k >= 2) exchange.wait(sendGroup(k - 2));
   }
   exchange.finish();
-  if (std::getenv("PROCGEN_DEBUG_BANDS")) {
-    double w = 0;
-    for (const FlameBucket& b : band) w += b.count;
-    std::fprintf(stderr, "rank %d: %llu bands of 2^%d, weight %.6g\n", me, (unsigned long long)owned, map.shift, w);
-  }
   distributed::allReduce(std::span<uint64_t>(totals, 3), distributed::ReduceOp::kSum);
 
   FlameHistogram histogram;

@@ -96,19 +96,29 @@ std::string libraryVersion() {
   return comma == std::string::npos ? v : v.substr(0, comma);
 }
 
+void Backoff::pause() {
+  std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
+  sleep_us_ = std::min(sleep_us_ * 2, kLongestUs);
+}
+
+static void waitFor(MPI_Request& request) {
+  Backoff backoff;
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    backoff.pause();
+  }
+}
+
 int agree(int local_code) {
   // Ranks that arrive early wait here for the slowest. Open MPI's blocking
   // collectives poll the whole time, which takes a core from the ranks still
   // working when ranks share cores (--oversubscribe, a loaded node); a
-  // non-blocking allreduce tested every 50 µs sleeps instead.
+  // non-blocking allreduce tested between sleeps does not.
   int agreed = 0;
   MPI_Request request;
   MPI_Iallreduce(&local_code, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request);
-  for (int done = 0;;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-  }
+  waitFor(request);
   return agreed;
 }
 
@@ -227,18 +237,20 @@ int writeAtAll(const std::string& path, uint64_t offset, std::span<const uint8_t
     message = rc != MPI_SUCCESS ? std::string(text, size_t(length)) : "another rank could not open it";
     return 1;
   }
-  uint64_t pieces = (bytes.size() + kPiece - 1) / kPiece;
-  MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  // Independent writes: the slabs are contiguous and disjoint, so the
+  // collective write's two-phase exchange has nothing to merge, and its
+  // synchronisation would make the rank that finishes first spin. Ranks
+  // wait for each other in a sleeping allreduce before the (collective) close.
   int write_failed = 0;
-  for (uint64_t k = 0; k < pieces; ++k) {
-    const uint64_t at = std::min<uint64_t>(k * kPiece, bytes.size());
+  for (uint64_t at = 0; at < bytes.size(); at += kPiece) {
     const int n = static_cast<int>(std::min(kPiece, bytes.size() - at));
-    if (MPI_File_write_at_all(file, MPI_Offset(offset + at), bytes.data() + at, n, MPI_BYTE, MPI_STATUS_IGNORE) !=
+    if (MPI_File_write_at(file, MPI_Offset(offset + at), bytes.data() + at, n, MPI_BYTE, MPI_STATUS_IGNORE) !=
         MPI_SUCCESS)
       write_failed = 1;
   }
+  write_failed = agree(write_failed);
   if (MPI_File_close(&file) != MPI_SUCCESS) write_failed = 1;
-  MPI_Allreduce(MPI_IN_PLACE, &write_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  write_failed = agree(write_failed);
   if (write_failed) message = "MPI_File_write_at_all failed (disk full?)";
   return write_failed;
 }

@@ -23,6 +23,18 @@ bool initialize(int* argc, char*** argv, int& rank, int& size);
 void finalize();
 std::string libraryVersion();
 
+/// Sleeps between polls of a rank that waits for others, longer and longer
+/// (20 µs .. 1 ms): a waiting rank leaves the cores to the ranks still
+/// working, without waking 20000 times a second.
+class Backoff {
+ public:
+  void pause();
+
+ private:
+  static constexpr int kLongestUs = 1000;
+  int sleep_us_ = 20;
+};
+
 /// The error-flag allreduce (max of the codes; 0 = every rank is fine).
 int agree(int local_code);
 void barrier();
