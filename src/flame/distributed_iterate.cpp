@@ -70,6 +70,15 @@ struct Part {
   std::vector<uint32_t> counts;
 };
 
+// Capacity for `n` elements and a quarter more (parts of later rounds vary
+// a little in size), without copying: the old elements are not kept.
+template <typename T>
+void reserveFresh(OverwriteVector<T>& v, uint64_t n) {
+  if (v.capacity() >= n) return;
+  v = OverwriteVector<T>();
+  detail::reserveLarge(v, n + n / 4);
+}
+
 template <typename T>
 T* appendUninitialized(OverwriteVector<T>& v, uint64_t n) {
   const size_t at = v.size();
@@ -186,10 +195,11 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
 
   const BandMap map(cells, ranks);
   const uint64_t owned = map.owned(me);
-  // A round: about 2^22 records (4 presorted units) per rank and a unit per
+  // A round: about 2^21 records (2 presorted units) per rank and a unit per
   // chunk; the exchange of one round overlaps the next round's iteration.
+  // Five rounds of parts are held (below), so rounds stay small.
   const uint64_t per_unit = game.maxUnitSamples();
-  const uint64_t units_per_rank = std::max<uint64_t>(chunks, ((uint64_t{1} << 22) + per_unit - 1) / per_unit);
+  const uint64_t units_per_rank = std::max<uint64_t>(chunks, ((uint64_t{1} << 21) + per_unit - 1) / per_unit);
   const uint64_t round_units = std::min(units, units_per_rank * uint64_t(ranks));
   const uint64_t rounds = (units + round_units - 1) / round_units;
   const uint64_t band_bytes = (owned << map.shift) * sizeof(FlameBucket);
@@ -260,11 +270,14 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
     if (k < rounds) {
       // Iterate round k into its parts, moving the exchange of round k - 1 on.
       std::vector<Part>& own = buffers->own[k % 3];
+      const distributed::Block block = roundBlock(k, me);
+      // Each part sized once for about its share (no chain of growing copies).
+      const uint64_t share = (block.end - block.begin + chunks - 1) / chunks * per_unit / uint64_t(ranks);
       for (Part& p : own) {
         p.records.clear();
         p.counts.clear();
+        reserveFresh(p.records, share);
       }
-      const distributed::Block block = roundBlock(k, me);
       runTasks(chunks, [&](int w, uint64_t c) {
         const distributed::Block piece = distributed::blockOf(block.end - block.begin, int(c), int(chunks));
         OwnerScatter& scatter = scatters[size_t(w)];
@@ -300,7 +313,8 @@ FlameHistogram iterateFlameAcrossRanks(const FlameGenome& genome, const FlameRen
         for (uint64_t c = 0; c < chunks; ++c) {
           Part& p = buffers->received[k % 2][uint64_t(r) * chunks + c];
           exchange.receive(r, 0, [&p](uint64_t n) {
-            detail::resizeForOverwrite(p.records, n / sizeof(PlotRecord));
+            reserveFresh(p.records, n / sizeof(PlotRecord));
+            p.records.resize(n / sizeof(PlotRecord));
             return reinterpret_cast<uint8_t*>(p.records.data());
           }, receiveGroup(k));
           exchange.receive(r, 1, [&p](uint64_t n) {
