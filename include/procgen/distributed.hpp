@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -114,6 +115,56 @@ void chain(std::vector<uint8_t>& state, const std::function<void(std::vector<uin
 /// get PeerFailure); Error (kUsage) when the ranges do not add up.
 void writeFileAtOffsets(const std::string& path, uint64_t offset, std::span<const uint8_t> bytes,
                         uint64_t total);
+
+/// Nonblocking messages between ranks, for work that overlaps its
+/// communication with its computation (the flame iteration over ranks,
+/// docs/scaling.md). Messages travel on a communicator of their own, so they
+/// never match the collectives above, and (Open MPI has no progress thread)
+/// they move only while the rank calls into MPI: call progress() often.
+///
+/// Failures: startCheckpoint() is checkpoint() without waiting — it joins
+/// another rank's fail() in the same order as checkpoint() would, and
+/// progress() and wait() throw PeerFailure when one completes with a failure.
+/// A rank waiting for a peer's message must have started the checkpoint that
+/// the peer's fail() would join (the peer failed before sending).
+///
+/// Memory: bytes given to send() and the memory a receive places into must
+/// stay valid until the transfer is done. An Exchange destroyed with
+/// transfers in flight (unwinding after a failure) keeps the owners given to
+/// keepAlive() until the process ends, because MPI may still use them.
+/// One rank (no MPI job): a message to rank 0 is copied to the matching
+/// receive. Thread safety: as the rest of this header.
+class Exchange {
+ public:
+  Exchange();
+  ~Exchange();
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  /// Starts sending `bytes` (fewer than 2^31) to rank `to` with `tag`
+  /// (0 .. 32767). `group` names the transfer for wait().
+  void send(int to, int tag, std::span<const uint8_t> bytes, uint64_t group);
+  /// Starts receiving the next message from rank `from` with `tag` (messages
+  /// of one sender and tag arrive in the order they were sent, into the
+  /// receives in the order they were started): when it arrives, `place(n)`
+  /// returns where its n bytes go.
+  void receive(int from, int tag, std::function<uint8_t*(uint64_t)> place, uint64_t group);
+  /// Collective over all ranks: the nonblocking checkpoint described above.
+  void startCheckpoint();
+  /// Moves transfers and checkpoints on without waiting.
+  void progress();
+  /// Waits until every transfer of `group` is done, sleeping between polls.
+  void wait(uint64_t group);
+  /// Waits until every transfer and checkpoint started is done.
+  void finish();
+  /// Shares ownership of memory that transfers use (see above).
+  void keepAlive(std::shared_ptr<const void> owner);
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
 
 /// [begin, end) of `count` items for `rank` of `ranks`: contiguous blocks,
 /// the first count % ranks one item longer.

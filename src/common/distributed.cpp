@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <memory>
 
 #include "procgen/output.hpp"
@@ -188,6 +190,115 @@ void writeFileAtOffsets(const std::string& path, uint64_t offset, std::span<cons
   if (g_rank == 0) sink->finish();  // into the open transaction (or renamed into place)
 #endif
 }
+
+// One rank: messages to itself wait in `sent` for their receive. In a job:
+// the MPI side (src/mpi/), and the owners kept alive if it is abandoned.
+struct Exchange::State {
+  struct Sent {
+    int tag;
+    std::span<const uint8_t> bytes;
+  };
+  struct Wanted {
+    int tag;
+    std::function<uint8_t*(uint64_t)> place;
+  };
+  std::deque<Sent> sent;
+  std::deque<Wanted> wanted;
+#if PROCGEN_HAVE_MPI
+  std::unique_ptr<mpi::Messages> messages;
+#endif
+  std::vector<std::shared_ptr<const void>> owners;
+
+  // One rank: hands each message to the first receive of its tag.
+  void deliver() {
+    for (auto w = wanted.begin(); w != wanted.end();) {
+      auto m = std::find_if(sent.begin(), sent.end(), [&](const Sent& x) { return x.tag == w->tag; });
+      if (m == sent.end()) {
+        ++w;
+        continue;
+      }
+      if (!m->bytes.empty()) std::memcpy(w->place(m->bytes.size()), m->bytes.data(), m->bytes.size());
+      else w->place(0);
+      sent.erase(m);
+      w = wanted.erase(w);
+    }
+  }
+};
+
+Exchange::Exchange() : state_(std::make_unique<State>()) {
+#if PROCGEN_HAVE_MPI
+  if (g_active) state_->messages = std::make_unique<mpi::Messages>();
+#endif
+}
+
+Exchange::~Exchange() {
+#if PROCGEN_HAVE_MPI
+  if (state_->messages && !state_->messages->idle()) {
+    // Unwinding with transfers in flight: MPI may still read or write the
+    // owners' memory, so they live until the process ends.
+    (void)new std::vector<std::shared_ptr<const void>>(std::move(state_->owners));
+  }
+#endif
+}
+
+void Exchange::send(int to, int tag, std::span<const uint8_t> bytes, uint64_t group) {
+  if (to < 0 || to >= g_size || tag < 0 || tag > 32767 || bytes.size() > uint64_t(INT32_MAX))
+    throw Error("distributed::Exchange::send: bad rank, tag or size", ExitCode::kUsage);
+#if PROCGEN_HAVE_MPI
+  if (state_->messages) return state_->messages->send(to, tag, bytes.data(), bytes.size(), group);
+#endif
+  (void)group;
+  state_->sent.push_back({tag, bytes});
+  state_->deliver();
+}
+
+void Exchange::receive(int from, int tag, std::function<uint8_t*(uint64_t)> place, uint64_t group) {
+  if (from < 0 || from >= g_size || tag < 0 || tag > 32767)
+    throw Error("distributed::Exchange::receive: bad rank or tag", ExitCode::kUsage);
+#if PROCGEN_HAVE_MPI
+  if (state_->messages) return state_->messages->receive(from, tag, std::move(place), group);
+#endif
+  state_->wanted.push_back({tag, std::move(place)});
+  state_->deliver();
+}
+
+void Exchange::startCheckpoint() {
+#if PROCGEN_HAVE_MPI
+  if (state_->messages) state_->messages->startAgreement();
+#endif
+}
+
+void Exchange::progress() {
+#if PROCGEN_HAVE_MPI
+  if (state_->messages)
+    if (const int code = state_->messages->progress(); code != 0) throw PeerFailure(static_cast<ExitCode>(code));
+#endif
+}
+
+void Exchange::wait(uint64_t group) {
+#if PROCGEN_HAVE_MPI
+  if (!state_->messages) return;
+  // Sleep rather than spin: ranks that share cores leave them to the others.
+  for (mpi::Backoff backoff;; backoff.pause()) {
+    progress();
+    if (!state_->messages->pending(group)) return;
+  }
+#else
+  (void)group;
+#endif
+}
+
+void Exchange::finish() {
+#if PROCGEN_HAVE_MPI
+  if (!state_->messages) return;
+  for (mpi::Backoff backoff;; backoff.pause()) {
+    progress();
+    if (state_->messages->idle()) return;
+  }
+#endif
+}
+
+void Exchange::keepAlive(std::shared_ptr<const void> owner) { state_->owners.push_back(std::move(owner)); }
 
 Block blockOf(uint64_t count, int rank, int ranks) {
   const uint64_t r = uint64_t(rank), n = uint64_t(ranks), base = count / n, extra = count % n;

@@ -3,6 +3,8 @@
 // histogram with `layout` set and every bucket filled.
 #pragma once
 
+#include <functional>
+
 #include "flame/chaos_program.hpp"
 #include "procgen/flame_render.hpp"
 
@@ -12,17 +14,12 @@ FlameHistogram iterateSerial(const ChaosProgram& program, const FlameHistogramLa
                              const FlameRenderOptions& options);
 FlameHistogram iterateCpu(const ChaosProgram& program, const FlameHistogramLayout& layout,
                           const FlameRenderOptions& options, const Execution& execution);
-/// Units [first, first + count) of `game` (flame/chaos_game.hpp), their
-/// records appended to `records` in unit order; for the iteration over MPI
-/// ranks (src/flame/distributed_iterate.cpp). Sums of the units' stats.
-struct UnitStats;
-struct UnitWorkspace;
-class ChaosGame;
-struct PlotRecord;
-UnitStats runUnitsSerial(const ChaosGame& game, uint64_t first, uint64_t count, UnitWorkspace& workspace,
-                         std::vector<PlotRecord>& records);
-UnitStats runUnitsCpu(const ChaosGame& game, uint64_t first, uint64_t count, std::vector<PlotRecord>& records,
-                      const Execution& execution);
+/// For the iteration over MPI ranks (src/flame/distributed_iterate.cpp):
+/// runs task(worker, t) for every t < tasks on the cpu backend's threads
+/// (src/flame/cpu/iterate.cpp), each worker w < threads taking tasks in
+/// increasing order from a shared counter; returns when all are done.
+int cpuWorkerThreads(const Execution& execution);
+void runTasksCpu(const Execution& execution, uint64_t tasks, const std::function<void(int, uint64_t)>& task);
 
 FlameHistogram iterateOpenCL(const ChaosProgram& program, const FlameHistogramLayout& layout,
                              const FlameRenderOptions& options, const Execution& execution);

@@ -18,6 +18,9 @@ namespace {
 
 constexpr uint64_t kPiece = uint64_t{1} << 30;  // bytes per MPI call (counts are int)
 
+// distributed::Exchange's messages travel here, apart from the collectives.
+MPI_Comm g_messages = MPI_COMM_NULL;
+
 bool launchedByMpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
     if (std::getenv(v) != nullptr) return true;
@@ -72,13 +75,16 @@ bool initialize(int* argc, char*** argv, int& rank, int& size) {
   if (!initialized) MPI_Init(argc, argv);
   rank = rankOf();
   size = sizeOf();
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_messages);
   return true;
 }
 
 void finalize() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (finalized) return;
+  if (g_messages != MPI_COMM_NULL) MPI_Comm_free(&g_messages);  // freed when its operations end
+  MPI_Finalize();
 }
 
 std::string libraryVersion() {
@@ -90,19 +96,29 @@ std::string libraryVersion() {
   return comma == std::string::npos ? v : v.substr(0, comma);
 }
 
+void Backoff::pause() {
+  std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
+  sleep_us_ = std::min(sleep_us_ * 2, kLongestUs);
+}
+
+static void waitFor(MPI_Request& request) {
+  Backoff backoff;
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    backoff.pause();
+  }
+}
+
 int agree(int local_code) {
   // Ranks that arrive early wait here for the slowest. Open MPI's blocking
   // collectives poll the whole time, which takes a core from the ranks still
   // working when ranks share cores (--oversubscribe, a loaded node); a
-  // non-blocking allreduce tested every 50 µs sleeps instead.
+  // non-blocking allreduce tested between sleeps does not.
   int agreed = 0;
   MPI_Request request;
   MPI_Iallreduce(&local_code, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request);
-  for (int done = 0;;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-  }
+  waitFor(request);
   return agreed;
 }
 
@@ -221,20 +237,109 @@ int writeAtAll(const std::string& path, uint64_t offset, std::span<const uint8_t
     message = rc != MPI_SUCCESS ? std::string(text, size_t(length)) : "another rank could not open it";
     return 1;
   }
-  uint64_t pieces = (bytes.size() + kPiece - 1) / kPiece;
-  MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  // Independent writes: the slabs are contiguous and disjoint, so the
+  // collective write's two-phase exchange has nothing to merge, and its
+  // synchronisation would make the rank that finishes first spin. Ranks
+  // wait for each other in a sleeping allreduce before the (collective) close.
   int write_failed = 0;
-  for (uint64_t k = 0; k < pieces; ++k) {
-    const uint64_t at = std::min<uint64_t>(k * kPiece, bytes.size());
+  for (uint64_t at = 0; at < bytes.size(); at += kPiece) {
     const int n = static_cast<int>(std::min(kPiece, bytes.size() - at));
-    if (MPI_File_write_at_all(file, MPI_Offset(offset + at), bytes.data() + at, n, MPI_BYTE, MPI_STATUS_IGNORE) !=
+    if (MPI_File_write_at(file, MPI_Offset(offset + at), bytes.data() + at, n, MPI_BYTE, MPI_STATUS_IGNORE) !=
         MPI_SUCCESS)
       write_failed = 1;
   }
+  write_failed = agree(write_failed);
   if (MPI_File_close(&file) != MPI_SUCCESS) write_failed = 1;
-  MPI_Allreduce(MPI_IN_PLACE, &write_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  write_failed = agree(write_failed);
   if (write_failed) message = "MPI_File_write_at_all failed (disk full?)";
   return write_failed;
+}
+
+struct Messages::Transfer {
+  MPI_Request request = MPI_REQUEST_NULL;
+  uint64_t group = 0;
+};
+struct Messages::Agreement {
+  int local = 0, agreed = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
+Messages::Messages() = default;
+
+Messages::~Messages() {
+  // Operations still in flight (a failure is unwinding) may still write
+  // their request and buffers: leave those to MPI until the process ends.
+  for (auto& t : transfers_) (void)t.release();
+  for (auto& a : agreements_) (void)a.release();
+}
+
+void Messages::send(int to, int tag, const uint8_t* data, uint64_t n, uint64_t group) {
+  auto t = std::make_unique<Transfer>();
+  t->group = group;
+  MPI_Isend(data, static_cast<int>(n), MPI_BYTE, to, tag, g_messages, &t->request);
+  transfers_.push_back(std::move(t));
+}
+
+void Messages::receive(int from, int tag, std::function<uint8_t*(uint64_t)> place, uint64_t group) {
+  waiting_[{from, tag}].push_back({std::move(place), group});
+}
+
+void Messages::startAgreement() {
+  auto a = std::make_unique<Agreement>();
+  MPI_Iallreduce(&a->local, &a->agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &a->request);
+  agreements_.push_back(std::move(a));
+}
+
+int Messages::progress() {
+  for (auto& [key, queue] : waiting_) {
+    while (!queue.empty()) {
+      int found = 0;
+      MPI_Message message;
+      MPI_Status status;
+      MPI_Improbe(key.first, key.second, g_messages, &found, &message, &status);
+      if (!found) break;
+      int n = 0;
+      MPI_Get_count(&status, MPI_BYTE, &n);
+      auto t = std::make_unique<Transfer>();
+      t->group = queue.front().group;
+      // place() may throw (memory): the message is then never received, and
+      // this rank's failure reaches the others through their agreements.
+      uint8_t* into = queue.front().place(static_cast<uint64_t>(n));
+      MPI_Imrecv(into, n, MPI_BYTE, &message, &t->request);
+      transfers_.push_back(std::move(t));
+      queue.pop_front();
+    }
+  }
+  for (auto it = transfers_.begin(); it != transfers_.end();) {
+    int done = 0;
+    MPI_Test(&(*it)->request, &done, MPI_STATUS_IGNORE);
+    it = done ? transfers_.erase(it) : std::next(it);
+  }
+  // Agreements complete in the order they were started.
+  while (!agreements_.empty()) {
+    int done = 0;
+    MPI_Test(&agreements_.front()->request, &done, MPI_STATUS_IGNORE);
+    if (!done) break;
+    const int code = agreements_.front()->agreed;
+    agreements_.pop_front();
+    if (code != 0) return code;
+  }
+  return 0;
+}
+
+bool Messages::pending(uint64_t group) const {
+  for (const auto& [key, queue] : waiting_)
+    for (const Receive& r : queue)
+      if (r.group == group) return true;
+  for (const auto& t : transfers_)
+    if (t->group == group) return true;
+  return false;
+}
+
+bool Messages::idle() const {
+  for (const auto& [key, queue] : waiting_)
+    if (!queue.empty()) return false;
+  return transfers_.empty() && agreements_.empty();
 }
 
 }  // namespace procgen::distributed::mpi

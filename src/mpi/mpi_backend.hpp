@@ -6,6 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +23,18 @@ bool initialize(int* argc, char*** argv, int& rank, int& size);
 void finalize();
 std::string libraryVersion();
 
+/// Sleeps between polls of a rank that waits for others, longer and longer
+/// (20 µs .. 1 ms): a waiting rank leaves the cores to the ranks still
+/// working, without waking 20000 times a second.
+class Backoff {
+ public:
+  void pause();
+
+ private:
+  static constexpr int kLongestUs = 1000;
+  int sleep_us_ = 20;
+};
+
 /// The error-flag allreduce (max of the codes; 0 = every rank is fine).
 int agree(int local_code);
 void barrier();
@@ -29,5 +45,37 @@ void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, 
               std::vector<uint64_t>& received_offsets);
 /// MPI-IO: opens `path` (already created) on every rank, writes at `offset`, closes; returns 0 or an MPI error class.
 int writeAtAll(const std::string& path, uint64_t offset, std::span<const uint8_t> bytes, std::string& message);
+
+/// distributed::Exchange's transfers on the job's second communicator (a
+/// duplicate of MPI_COMM_WORLD made by initialize) and its nonblocking
+/// agreements on MPI_COMM_WORLD, where they match other ranks' agree().
+/// A receive is matched by MPI_Improbe on the first receive still waiting
+/// of its (sender, tag) queue, placed, then received with MPI_Imrecv.
+class Messages {
+ public:
+  Messages();
+  /// Leaves whatever is in flight to MPI (the caller keeps the memory alive).
+  ~Messages();
+  void send(int to, int tag, const uint8_t* data, uint64_t n, uint64_t group);
+  void receive(int from, int tag, std::function<uint8_t*(uint64_t)> place, uint64_t group);
+  void startAgreement();
+  /// Moves everything on; returns 0, or the failure code an agreement completed with.
+  int progress();
+  /// Whether a transfer of `group` is still in flight.
+  bool pending(uint64_t group) const;
+  /// Whether nothing (transfer or agreement) is in flight.
+  bool idle() const;
+
+ private:
+  struct Receive {
+    std::function<uint8_t*(uint64_t)> place;
+    uint64_t group;
+  };
+  struct Transfer;
+  struct Agreement;
+  std::map<std::pair<int, int>, std::deque<Receive>> waiting_;  // by (sender, tag), in order
+  std::deque<std::unique_ptr<Transfer>> transfers_;
+  std::deque<std::unique_ptr<Agreement>> agreements_;
+};
 
 }  // namespace procgen::distributed::mpi

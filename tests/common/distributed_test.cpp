@@ -60,6 +60,36 @@ TEST(Distributed, OneRankWritesTheWholeFile) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+TEST(Distributed, OneRankExchangeDeliversMessagesToItselfInOrderPerTag) {
+  distributed::Exchange exchange;
+  exchange.startCheckpoint();  // nothing to agree with: no failure
+  const std::vector<uint8_t> first = {1, 2, 3}, second = {4, 5}, other = {9};
+  std::vector<uint8_t> a, b, c, empty = {7};
+  auto into = [](std::vector<uint8_t>& v) {
+    return [&v](uint64_t n) {
+      v.resize(n);
+      return v.data();
+    };
+  };
+  // A receive started before its message, and messages before their receives.
+  exchange.receive(0, 1, into(a), 0);
+  exchange.send(0, 2, other, 0);
+  exchange.send(0, 1, first, 0);
+  exchange.send(0, 1, second, 0);
+  exchange.send(0, 1, {}, 0);
+  exchange.receive(0, 1, into(b), 0);
+  exchange.receive(0, 2, into(c), 0);
+  exchange.receive(0, 1, into(empty), 0);
+  exchange.wait(0);
+  exchange.finish();
+  EXPECT_EQ(a, first);
+  EXPECT_EQ(b, second);
+  EXPECT_EQ(c, other);
+  EXPECT_TRUE(empty.empty());
+  EXPECT_THROW(exchange.send(1, 0, first, 0), Error);  // no rank 1
+  EXPECT_THROW(exchange.receive(0, 40000, into(a), 0), Error);  // tag out of range
+}
+
 TEST(Distributed, BlocksPartitionContiguouslyLongestFirst) {
   // 10 items over 4 ranks by hand: 3, 3, 2, 2.
   const uint64_t want[4][2] = {{0, 3}, {3, 6}, {6, 8}, {8, 10}};

@@ -76,7 +76,14 @@ case $CASE in
         --backend cpu --threads 1 -o img.png -q) || fail "cpu backend"
     same img.png
     both flame "$FLAMES/trig.flam3" --index 1 --size 200x120 --quality 20 --method naive --backend serial -o naive.png -q
-    same naive.png ;;
+    same naive.png
+    # Two threads per rank (each rank's block cut into chunks), and a histogram
+    # of one band (the ranks after the first own none).
+    (cd mpi && rm img.png && $MPI "$PROCGEN" flame "$FLAMES/mixed.flam3" --index 0 --size 320x180 --quality 40 \
+        --backend cpu --threads 2 -o img.png -q) || fail "cpu backend, 2 threads per rank"
+    same img.png
+    both flame "$FLAMES/mixed.flam3" --index 0 --size 16x12 --quality 50 --backend serial -o tiny.png -q
+    same tiny.png ;;
   flame-batch)  # several flames: whole images spread over the ranks
     both flame "$FLAMES/trig.flam3" --size 200x120 --quality 20 --backend serial -o frame.png -q
     same frame-00000.png frame-00001.png
@@ -104,6 +111,10 @@ case $CASE in
     expect_failure "bad.flam3:2" "^img|procgen-tmp" -- -n 1 sh -c "$WRAP" "$PROCGEN" flame "$FLAMES/mixed.flam3" \
         --index 0 --size 320x180 --quality 20 -o img.png -q : -n $((RANKS - 1)) sh -c "$WRAP" "$PROCGEN" flame \
         bad.flam3 --size 320x180 --quality 20 -o img.png -q ;;
+  fail-flame)  # the last rank's memory budget is too small for the iteration; the others are already iterating
+    expect_failure "over the memory budget" "^img|procgen-tmp" -- -n $((RANKS - 1)) sh -c "$WRAP" "$PROCGEN" flame \
+        "$FLAMES/mixed.flam3" --index 0 --size 320x180 --quality 40 -o img.png -q : -n 1 sh -c "$WRAP" "$PROCGEN" \
+        flame "$FLAMES/mixed.flam3" --index 0 --size 320x180 --quality 40 --memory-budget 20M -o img.png -q ;;
   fail-noise)  # rank 0 cannot create the raw volume; the other ranks wait in the collective write
     expect_failure "missing-dir" "procgen-tmp|vol" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" noise perlin --size 32 \
         -o missing-dir/vol.raw -q ;;

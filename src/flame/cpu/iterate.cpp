@@ -189,34 +189,14 @@ FlameHistogram iterateCpu(const ChaosProgram& program, const FlameHistogramLayou
 
 namespace procgen::flame {
 
-UnitStats runUnitsCpu(const ChaosGame& game, uint64_t first, uint64_t count, std::vector<PlotRecord>& records,
-                      const Execution& execution) {
+int cpuWorkerThreads(const Execution& execution) { return detail::CpuExecutor(execution.threads).threads(); }
+
+void runTasksCpu(const Execution& execution, uint64_t tasks, const std::function<void(int, uint64_t)>& task) {
   detail::CpuExecutor exec(execution.threads);
-  struct Append final : RecordSink {
-    std::vector<PlotRecord>* out = nullptr;
-    void take(const PlotRecord* r, uint64_t n) override { out->insert(out->end(), r, r + n); }
-  };
-  std::vector<std::vector<PlotRecord>> per_unit(count);
-  std::vector<UnitStats> stats(count);
   std::atomic<uint64_t> next{0};
-  exec.forEachWorker([&](int) {
-    UnitWorkspace ws;
-    game.prepareWorkspace(ws);
-    Append sink;
-    for (uint64_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
-      sink.out = &per_unit[k];
-      stats[k] = game.runUnit(first + k, ws, sink);
-    }
+  exec.forEachWorker([&](int w) {
+    for (uint64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) task(w, t);
   });
-  UnitStats total;
-  for (uint64_t k = 0; k < count; ++k) {
-    records.insert(records.end(), per_unit[k].begin(), per_unit[k].end());
-    total.records += stats[k].records;
-    total.samples += stats[k].samples;
-    total.bad_values += stats[k].bad_values;
-    total.iterations += stats[k].iterations;
-  }
-  return total;
 }
 
 }  // namespace procgen::flame
