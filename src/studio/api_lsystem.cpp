@@ -20,11 +20,14 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/large_buffer.hpp"
 #include "lsystem/lexer.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "procgen/io.hpp"
@@ -173,8 +176,16 @@ Model buildModel(const Params& params, Job& job) {
   interpret_options.execution = execution;
   interpret_options.seed = model.seed;
   interpret_options.memory_budget_bytes = job.memoryBudget();
+  // A newer edit (or the deadline) stops a stale interpretation between
+  // chunks, so it frees its job slot instead of running to its end.
+  interpret_options.keep_going = [&job] { return !job.cancelled() && !job.overdue(); };
   t0 = Clock::now();
-  model.geometry = interpret(model.lsystem, string, interpret_options);
+  try {
+    model.geometry = interpret(model.lsystem, string, interpret_options);
+  } catch (const InterpretCancelled&) {
+    job.check();  // Cancelled or TimeLimitExceeded, as for every other stage
+    throw;
+  }
   model.interpret_ms = msSince(t0);
   job.check();
   return model;
@@ -238,16 +249,40 @@ Bounds parallelBounds(const Geometry& g, int threads) {
   return total;
 }
 
-Frame geometryFrame(const Model& model, Job& job) {
-  const Geometry& g = model.geometry;
+/// A piece of a preview (below): from a vertex of the geometry — segment
+/// from >> 1's start, or its end when from & 1 — to segment `to`'s end, in
+/// `to`'s colour.
+struct Piece {
+  uint32_t from, to;
+};
+
+/// The segments a frame sends: the geometry's own, or a preview's pieces.
+struct SegmentList {
+  const Geometry& g;
+  const Piece* pieces = nullptr;  ///< null: g.segments
+  size_t count = 0;
+  static SegmentList all(const Geometry& g) { return {g, nullptr, g.segments.size()}; }
+  const Vec3& start(size_t i) const {
+    if (!pieces) return g.segments[i].start;
+    const Segment& s = g.segments[pieces[i].from >> 1];
+    return pieces[i].from & 1 ? s.end : s.start;
+  }
+  const Vec3& end(size_t i) const { return g.segments[pieces ? pieces[i].to : i].end; }
+  int32_t color(size_t i) const { return g.segments[pieces ? pieces[i].to : i].color; }
+};
+
+/// The frame of `list` (the model's segments, or its preview's) and the
+/// model's polygons: positions quantized into `bounds` (the model's, so a
+/// preview and its full frame share one convention and one camera fit).
+Frame geometryFrame(const Model& model, const SegmentList& list, const Bounds& bounds, Job& job) {
+  const Geometry& g = list.g;
   const int threads = model.execution.threads;
   auto t0 = Clock::now();
-  const Bounds bounds = parallelBounds(g, threads);
   const U16Quantizer quantize = quantizerOf(bounds);
   static const Palette8 palette;
 
   Frame frame;
-  const size_t n = g.segments.size(), vertices = g.polygon_vertices.size();
+  const size_t n = list.count, vertices = g.polygon_vertices.size();
   size_t triangles = 0;
   // One colour for every segment (most models): sent in the header, not per vertex.
   const bool one_color = std::all_of(g.segments.begin(), g.segments.end(),
@@ -265,23 +300,23 @@ Frame geometryFrame(const Model& model, Job& job) {
     for (size_t i = begin; i < end; ++i) {
       uint16_t* out = positions + 2 * components * i;
       if (components == 3) {
-        quantize.put(g.segments[i].start, out);
-        quantize.put(g.segments[i].end, out + 3);
+        quantize.put(list.start(i), out);
+        quantize.put(list.end(i), out + 3);
         continue;
       }
-      quantize.put(g.segments[i].start, xyz);
-      quantize.put(g.segments[i].end, xyz + 3);
+      quantize.put(list.start(i), xyz);
+      quantize.put(list.end(i), xyz + 3);
       out[0] = xyz[0], out[1] = xyz[1], out[2] = xyz[3], out[3] = xyz[4];
     }
   });
   if (n > 0 && one_color) {
-    const auto& c = palette[g.segments[0].color];
+    const auto& c = palette[list.color(0)];
     frame.header["segment_color"] = {c[0], c[1], c[2]};
   } else if (n > 0) {
     uint8_t* colors = frame.allocate<uint8_t>("segment_colors", n * 6);
     forRanges(n, threads, [&](size_t begin, size_t end) {
       for (size_t i = begin; i < end; ++i) {
-        const auto& c = palette[g.segments[i].color];
+        const auto& c = palette[list.color(i)];
         std::copy(c.begin(), c.end(), colors + 6 * i);
         std::copy(c.begin(), c.end(), colors + 6 * i + 3);
       }
@@ -340,6 +375,198 @@ Frame geometryFrame(const Model& model, Job& job) {
   return frame;
 }
 
+
+// --- The first view's level of detail ---------------------------------------
+//
+// A progressive reply (POST /api/lsystem/stream) sends first a preview sized
+// to the client's view, then the full geometry. The preview is the model's
+// segments seen through the client's camera on a grid of `cell` pixels
+// (default 1/2: finer than the pixels):
+//  - along each chain of connected segments, vertices that stay in the cell
+//    of the last kept vertex are merged away (a polyline that crosses a cell
+//    in many small steps is drawn as one piece), and a piece that ends in the
+//    cell it started in is dropped (zero length on the grid);
+//  - in segment order, a piece is kept only when it reaches a cell no kept
+//    piece has reached (sampled at most a cell apart along it): a piece
+//    drawn where the model is already drawn — the duplicates and the dense
+//    interior of an overlapping model — adds nothing to the view.
+// Kept vertices are the model's own, so each drawn line lies within a cell of
+// the model's lines and every cell the model reaches is reached: at that view
+// the picture is the same to within the grid (tests/studio compares the two
+// rasterized by brute force, the browser test their screenshots). Zooming in
+// shows the full frame. Pieces with an end behind the camera or far outside
+// the view are kept as they are.
+
+/// The client's view: a world → clip matrix (column-major, as three.js's
+/// projectionMatrix · matrixWorldInverse) and the viewport in pixels.
+struct ViewGrid {
+  std::array<double, 16> m{};
+  double width = 0, height = 0;
+  double cells_per_px = 2;
+  int64_t columns = 0, rows = 0;  ///< the grid over the viewport
+
+  /// `p` on the grid, in cells from the top left corner; false behind (or
+  /// at) the camera plane or far outside the view.
+  bool project(const Vec3& p, float& gx, float& gy) const {
+    const double x = m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12];
+    const double y = m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13];
+    const double w = m[3] * p.x + m[7] * p.y + m[11] * p.z + m[15];
+    if (!(w > 1e-12)) return false;
+    const double inv = 1 / w;
+    const double px = (x * inv + 1) * 0.5 * width * cells_per_px, py = (1 - y * inv) * 0.5 * height * cells_per_px;
+    constexpr double kFar = 1e6;
+    if (!(std::abs(px) < kFar && std::abs(py) < kFar)) return false;  // also NaN
+    gx = static_cast<float>(px), gy = static_cast<float>(py);
+    return true;
+  }
+  static int64_t floorOf(float v) {  // std::floor is a library call on baseline x86-64
+    const int64_t t = static_cast<int64_t>(v);
+    return t - (static_cast<float>(t) > v);
+  }
+};
+
+/// The request's "view" {width, height, matrix, cell}; nullopt when absent.
+std::optional<ViewGrid> viewGridOf(const Params& params) {
+  if (!params.has("view")) return std::nullopt;
+  const Params view = params.object("view");
+  ViewGrid grid;
+  grid.width = static_cast<double>(view.integer("width", 0, 1, 16384));
+  grid.height = static_cast<double>(view.integer("height", 0, 1, 16384));
+  if (!view.has("width") || !view.has("height")) throw BadRequest("'view' needs 'width' and 'height' (pixels)");
+  const std::vector<double> matrix = view.numbers("matrix", 16);
+  if (matrix.size() != 16) throw BadRequest("'view.matrix' must hold 16 numbers (column-major world to clip)");
+  std::copy(matrix.begin(), matrix.end(), grid.m.begin());
+  // The grid (a bit per cell) has at most 2^26 cells: a bigger view gets coarser cells.
+  constexpr double kMaxGridCells = double(1 << 26);
+  grid.cells_per_px = 1.0 / view.number("cell", 0.5, 0.125, 8);
+  while (std::ceil(grid.width * grid.cells_per_px) * std::ceil(grid.height * grid.cells_per_px) > kMaxGridCells)
+    grid.cells_per_px /= 2;
+  grid.columns = static_cast<int64_t>(std::ceil(grid.width * grid.cells_per_px));
+  grid.rows = static_cast<int64_t>(std::ceil(grid.height * grid.cells_per_px));
+  return grid;
+}
+
+struct PreviewStats {
+  uint64_t merged = 0, dropped_short = 0, covered = 0;
+};
+
+/// The preview of `g` at `grid` (the text above), as pieces in segment
+/// order. Deterministic: chains are cut at fixed blocks of segments (not per
+/// thread), and coverage is decided in segment order (the first drawn is
+/// kept). Precondition: fewer than 2^31 segments.
+OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, int threads, PreviewStats& stats) {
+  constexpr size_t kBlock = size_t{1} << 16;
+  constexpr uint32_t kDropped = ~uint32_t{0};
+  const size_t n = g.segments.size(), blocks = (n + kBlock - 1) / kBlock;
+  // Scratch indexed like the segments: a block's pieces from its first slot,
+  // with their ends on the grid (NaN x: off the grid, kept).
+  struct OnGrid {
+    float ax, ay, bx, by;
+  };
+  OverwriteVector<Piece> pieces;
+  OverwriteVector<OnGrid> ends;
+  detail::resizeForOverwrite(pieces, n);
+  detail::resizeForOverwrite(ends, n);
+  std::vector<size_t> count(blocks + 1, 0);
+  std::vector<PreviewStats> block_stats(blocks);
+  // Each block goes to the range holding its first segment.
+  auto forBlocks = [&](auto&& body) {
+    forRanges(n, threads, [&](size_t begin, size_t end) {
+      for (size_t b = (begin + kBlock - 1) / kBlock; b * kBlock < end; ++b) body(b);
+    });
+  };
+  // 1. Per block: merge chains on the grid.
+  forBlocks([&](size_t b) {
+    const size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
+    PreviewStats& st = block_stats[b];
+    size_t out = begin;
+    bool chained = false, anchor_on_grid = false;
+    uint32_t anchor = 0;  // a Piece::from
+    float ax = 0, ay = 0;
+    int64_t acx = 0, acy = 0;
+    for (size_t i = begin; i < end; ++i) {
+      const Segment& s = g.segments[i];
+      const bool continues = chained && s.color == g.segments[i - 1].color && s.start.x == g.segments[i - 1].end.x &&
+                             s.start.y == g.segments[i - 1].end.y && s.start.z == g.segments[i - 1].end.z;
+      if (!continues) {
+        anchor = static_cast<uint32_t>(i << 1);
+        anchor_on_grid = grid.project(s.start, ax, ay);
+        acx = ViewGrid::floorOf(ax), acy = ViewGrid::floorOf(ay);
+        chained = true;
+      }
+      float ex = 0, ey = 0;
+      const bool end_on_grid = grid.project(s.end, ex, ey);
+      const int64_t ecx = ViewGrid::floorOf(ex), ecy = ViewGrid::floorOf(ey);
+      if (anchor_on_grid && end_on_grid && ecx == acx && ecy == acy) {
+        // Still in the anchor's cell: merged into the next piece (or, at
+        // the chain's end, dropped).
+        ++(continues ? st.merged : st.dropped_short);
+        continue;
+      }
+      pieces[out] = {anchor, static_cast<uint32_t>(i)};
+      ends[out++] = anchor_on_grid && end_on_grid ? OnGrid{ax, ay, ex, ey} : OnGrid{std::nanf(""), 0, 0, 0};
+      anchor = static_cast<uint32_t>(i << 1 | 1);
+      anchor_on_grid = end_on_grid;
+      ax = ex, ay = ey, acx = ecx, acy = ecy;
+    }
+    count[b] = out - begin;
+  });
+  // 2. Coverage, in segment order: a bit per cell of the grid. A piece is
+  // sampled at its ends and at most a cell apart between (a piece of up to
+  // two cells, most of them in a dense view: its ends and its middle).
+  const uint64_t columns = static_cast<uint64_t>(grid.columns), rows = static_cast<uint64_t>(grid.rows);
+  std::vector<uint64_t> reached((columns * rows + 63) / 64, 0);
+  // Marks the cell of (x, y); true when it was not reached before or is off the grid.
+  auto reach = [&](float x, float y) {
+    if (!(x >= 0 && y >= 0)) return true;
+    const uint64_t cx = static_cast<uint64_t>(x), cy = static_cast<uint64_t>(y);
+    if (cx >= columns || cy >= rows) return true;
+    const uint64_t cell = cy * columns + cx, bit = uint64_t{1} << (cell % 64);
+    const bool fresh = (reached[cell / 64] & bit) == 0;
+    reached[cell / 64] |= bit;
+    return fresh;
+  };
+  for (size_t b = 0; b < blocks; ++b) {
+    stats.merged += block_stats[b].merged;
+    stats.dropped_short += block_stats[b].dropped_short;
+    size_t kept = 0;
+    for (size_t i = b * kBlock, end = i + count[b]; i < end; ++i) {
+      const OnGrid& e = ends[i];
+      bool adds = std::isnan(e.ax);
+      if (!adds) {
+        const float dx = e.bx - e.ax, dy = e.by - e.ay;
+        const int steps = std::max(2, static_cast<int>(std::max(std::abs(dx), std::abs(dy))) + 1);
+        const float step = 1.0f / static_cast<float>(steps);
+        float x = e.ax, y = e.ay;
+        for (int k = 0; k < steps; ++k, x += dx * step, y += dy * step) adds |= reach(x, y);
+        adds |= reach(e.bx, e.by);
+      }
+      if (adds) {
+        ++kept;
+      } else {
+        pieces[i].to = kDropped;
+        ++stats.covered;
+      }
+    }
+    count[b] = kept;
+  }
+  // 3. The kept pieces, in order.
+  std::vector<size_t> at(blocks + 1, 0);
+  for (size_t b = 0; b < blocks; ++b) at[b + 1] = at[b] + count[b];
+  OverwriteVector<Piece> out;
+  detail::resizeForOverwrite(out, at[blocks]);
+  forBlocks([&](size_t b) {
+    size_t w = at[b];
+    for (size_t i = b * kBlock; w < at[b + 1]; ++i)
+      if (pieces[i].to != kDropped) out[w++] = pieces[i];
+  });
+  return out;
+}
+
+/// A preview is worth its frame only for a big model it makes much smaller.
+constexpr size_t kPreviewMinSegments = 100000;
+constexpr double kPreviewMaxFraction = 0.6;
+
 struct ExportFormat {
   GeometryFormat format;
   const char* extension;
@@ -380,9 +607,48 @@ void registerLsystemEndpoints(Api& api) {
   api.compute("/api/lsystem/geometry", "lsystem.geometry", [](const Request& request, Job& job) {
     const double start_ms = job.elapsedMs();
     Model model = buildModel(request.params, job);
-    Frame frame = geometryFrame(model, job);
+    Frame frame = geometryFrame(model, SegmentList::all(model.geometry),
+                                parallelBounds(model.geometry, model.execution.threads), job);
     frame.header["timings"]["total_ms"] = job.elapsedMs() - start_ms;
     return Reply::ofFrame(frame);
+  });
+  // The progressive form: a preview at the client's view first (when it is
+  // worth it), then the full geometry; each frame's header says which
+  // ("final"). Errors before the first frame (parse, budget) are plain 4xx.
+  api.stream("/api/lsystem/stream", "lsystem.geometry", [](const Request& request, Job& job) -> FrameProducer {
+    const double start_ms = job.elapsedMs();
+    const std::optional<ViewGrid> grid = viewGridOf(request.params);
+    auto model = std::make_shared<Model>(buildModel(request.params, job));
+    return [model, grid, start_ms, &job](FrameStream& stream) {
+      const Geometry& g = model->geometry;
+      const int threads = model->execution.threads;
+      const Bounds bounds = parallelBounds(g, threads);
+      if (grid && g.segments.size() >= kPreviewMinSegments && g.segments.size() < (size_t{1} << 31)) {
+        auto t0 = Clock::now();
+        PreviewStats stats;
+        const OverwriteVector<Piece> preview = previewPieces(g, *grid, threads, stats);
+        const double lod_ms = msSince(t0);
+        job.check();
+        if (static_cast<double>(preview.size()) <= kPreviewMaxFraction * static_cast<double>(g.segments.size())) {
+          Frame frame = geometryFrame(*model, SegmentList{g, preview.data(), preview.size()}, bounds, job);
+          json& h = frame.header;
+          h["final"] = false;
+          h["segments"] = g.segments.size();  // the model's (the counts the page shows)
+          h["lod"] = {{"segments", preview.size()},
+                      {"cell", 1.0 / grid->cells_per_px},
+                      {"merged", stats.merged},
+                      {"dropped_short", stats.dropped_short},
+                      {"covered", stats.covered}};
+          h["timings"]["lod_ms"] = lod_ms;
+          h["timings"]["total_ms"] = job.elapsedMs() - start_ms;
+          stream.send(frame);
+        }
+      }
+      Frame frame = geometryFrame(*model, SegmentList::all(g), bounds, job);
+      frame.header["final"] = true;
+      frame.header["timings"]["total_ms"] = job.elapsedMs() - start_ms;
+      stream.send(frame);
+    };
   });
   api.compute("/api/lsystem/export", "lsystem.export", [](const Request& request, Job& job) {
     const Params& params = request.params;
