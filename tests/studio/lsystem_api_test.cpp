@@ -413,10 +413,10 @@ size_t pixelsFarFrom(const std::vector<bool>& a, const std::vector<bool>& b, int
 TEST(StudioLsystem, StreamSendsAPreviewAtTheViewThenTheFullFrame) {
   TestServer server;
   const std::string text = readExample("plant-2d.l");
-  const Geometry expected = directGeometry(text, 6);
-  ASSERT_EQ(expected.segments.size(), 262144u);  // 8^6: F → 8 F's
+  const Geometry expected = directGeometry(text, 7);
+  ASSERT_EQ(expected.segments.size(), 2097152u);  // 8^7: F → 8 F's (the paper's size)
   const json view = flatView(expected.bounds(), 240, 180);
-  HttpReply reply = server.post("/api/lsystem/stream", request(text, {{"iterations", 6}, {"view", view}}));
+  HttpReply reply = server.post("/api/lsystem/stream", request(text, {{"iterations", 7}, {"view", view}}));
   ASSERT_EQ(reply.status, 200) << reply.body;
   const std::vector<DecodedFrame> frames = studio_test::decodeFrames(reply.body);
   ASSERT_EQ(frames.size(), 2u);
@@ -426,13 +426,13 @@ TEST(StudioLsystem, StreamSendsAPreviewAtTheViewThenTheFullFrame) {
   expectFrameMatches(full, expected);
   // The preview: the model's counts and bounds, fewer segments, every input
   // segment accounted for (merged, dropped short, covered or kept).
-  EXPECT_EQ(preview.header["segments"], 262144);
+  EXPECT_EQ(preview.header["segments"], 2097152);
   EXPECT_EQ(preview.header["bounds"], full.header["bounds"]);
   const json& lod = preview.header["lod"];
   const uint64_t kept = lod["segments"];
-  EXPECT_LT(kept, 262144u * 6 / 10);
+  EXPECT_LT(kept, 2097152u * 6 / 10);
   EXPECT_EQ(lod["merged"].get<uint64_t>() + lod["dropped_short"].get<uint64_t>() + lod["covered"].get<uint64_t>() + kept,
-            262144u);
+            2097152u);
   EXPECT_EQ(lod["cell"], 0.5);
   const auto preview_segments = frameSegments2d(preview);
   ASSERT_EQ(preview_segments.size(), kept);
@@ -458,11 +458,18 @@ TEST(StudioLsystem, StreamSendsOnlyTheFullFrameForASmallModelOrWithoutAView) {
   EXPECT_EQ(frames[0].header["final"], true);
   expectFrameMatches(frames[0], koch);
   const std::string plant = readExample("plant-2d.l");
-  reply = server.post("/api/lsystem/stream", request(plant, {{"iterations", 6}}));
+  reply = server.post("/api/lsystem/stream", request(plant, {{"iterations", 7}}));
   ASSERT_EQ(reply.status, 200) << reply.body;
   frames = studio_test::decodeFrames(reply.body);
   ASSERT_EQ(frames.size(), 1u);
-  EXPECT_EQ(frames[0].header["segments"], 262144);
+  EXPECT_EQ(frames[0].header["segments"], 2097152);
+  // Below a million segments (the Hilbert 3D curve's 262 143), no preview even with a view.
+  const std::string hilbert = readExample("hilbert3d.l");
+  reply = server.post("/api/lsystem/stream", request(hilbert, {{"view", flatView(Bounds{{0, 0, 0}, {63, 63, 63}}, 400, 300)}}));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  frames = studio_test::decodeFrames(reply.body);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].header["segments"], 262143);
 }
 
 TEST(StudioLsystem, StreamRefusesABadViewAndParseErrorsBeforeItsFirstFrame) {
