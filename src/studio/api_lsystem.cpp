@@ -400,24 +400,23 @@ Frame geometryFrame(const Model& model, const SegmentList& list, const Bounds& b
 /// The client's view: a world → clip matrix (column-major, as three.js's
 /// projectionMatrix · matrixWorldInverse) and the viewport in pixels.
 struct ViewGrid {
-  std::array<double, 16> m{};
+  std::array<float, 16> m{};  ///< float: a cell of the grid is far above its rounding
   double width = 0, height = 0;
   double cells_per_px = 2;
   int64_t columns = 0, rows = 0;  ///< the grid over the viewport
+  float half_columns = 0, half_rows = 0;  ///< the viewport's half width and height in cells
 
   /// `p` on the grid, in cells from the top left corner; false behind (or
   /// at) the camera plane or far outside the view.
   bool project(const Vec3& p, float& gx, float& gy) const {
-    const double x = m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12];
-    const double y = m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13];
-    const double w = m[3] * p.x + m[7] * p.y + m[11] * p.z + m[15];
-    if (!(w > 1e-12)) return false;
-    const double inv = 1 / w;
-    const double px = (x * inv + 1) * 0.5 * width * cells_per_px, py = (1 - y * inv) * 0.5 * height * cells_per_px;
-    constexpr double kFar = 1e6;
-    if (!(std::abs(px) < kFar && std::abs(py) < kFar)) return false;  // also NaN
-    gx = static_cast<float>(px), gy = static_cast<float>(py);
-    return true;
+    const float x = m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12];
+    const float y = m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13];
+    const float w = m[3] * p.x + m[7] * p.y + m[11] * p.z + m[15];
+    if (!(w > 1e-12f)) return false;
+    const float inv = 1 / w;
+    gx = (x * inv + 1) * half_columns, gy = (1 - y * inv) * half_rows;
+    constexpr float kFar = 1e6f;
+    return std::abs(gx) < kFar && std::abs(gy) < kFar;  // false for NaN too
   }
   static int64_t floorOf(float v) {  // std::floor is a library call on baseline x86-64
     const int64_t t = static_cast<int64_t>(v);
@@ -435,7 +434,7 @@ std::optional<ViewGrid> viewGridOf(const Params& params) {
   if (!view.has("width") || !view.has("height")) throw BadRequest("'view' needs 'width' and 'height' (pixels)");
   const std::vector<double> matrix = view.numbers("matrix", 16);
   if (matrix.size() != 16) throw BadRequest("'view.matrix' must hold 16 numbers (column-major world to clip)");
-  std::copy(matrix.begin(), matrix.end(), grid.m.begin());
+  for (int k = 0; k < 16; ++k) grid.m[k] = static_cast<float>(matrix[k]);
   // The grid (a bit per cell) has at most 2^26 cells: a bigger view gets coarser cells.
   constexpr double kMaxGridCells = double(1 << 26);
   grid.cells_per_px = 1.0 / view.number("cell", 0.5, 0.125, 8);
@@ -443,11 +442,14 @@ std::optional<ViewGrid> viewGridOf(const Params& params) {
     grid.cells_per_px /= 2;
   grid.columns = static_cast<int64_t>(std::ceil(grid.width * grid.cells_per_px));
   grid.rows = static_cast<int64_t>(std::ceil(grid.height * grid.cells_per_px));
+  grid.half_columns = static_cast<float>(0.5 * grid.width * grid.cells_per_px);
+  grid.half_rows = static_cast<float>(0.5 * grid.height * grid.cells_per_px);
   return grid;
 }
 
 struct PreviewStats {
   uint64_t merged = 0, dropped_short = 0, covered = 0;
+  double merge_ms = 0, cover_ms = 0;  ///< steps 1 and 2 (step 3, the compaction, is the rest of lod_ms)
 };
 
 /// The preview of `g` at `grid` (the text above), as pieces in segment
@@ -481,6 +483,7 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
     });
   };
   // 1. Per block: merge chains on the grid.
+  auto t0 = Clock::now();
   forBlocks([&](size_t b) {
     const size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
     PreviewStats& st = block_stats[b];
@@ -523,8 +526,12 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
   // margin of kMargin rows either side) and the pieces that start in it,
   // decided in segment order: bands run in parallel, and the result does not
   // depend on the thread count. A piece that leaves its band's bits is kept.
-  // A piece is sampled at its ends and at most a cell apart between (a piece
-  // of up to two cells, most of them in a dense view: its ends and middle).
+  // A piece is sampled at most a cell apart from its start (not sampled: a
+  // chain's vertex is the end of the piece before, a branch's start is where
+  // the turtle drew before) to its end: a piece of up to two cells, most of
+  // them in a dense view, at its middle and its end.
+  stats.merge_ms = msSince(t0);
+  t0 = Clock::now();
   const int64_t columns = grid.columns;
   std::vector<PreviewStats> band_stats(kBands);
   std::vector<std::thread> workers;
@@ -550,7 +557,7 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
         const float step = 1.0f / static_cast<float>(steps);
         float x = e.ax, y = e.ay;
         bool adds = false;
-        for (int k = 0; k < steps; ++k, x += dx * step, y += dy * step) adds |= reach(x, y);
+        for (int k = 1; k < steps; ++k) adds |= reach(x += dx * step, y += dy * step);
         adds |= reach(e.bx, e.by);
         if (!adds) {
           pieces[i].to = kDropped;
@@ -566,6 +573,7 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
     });
   for (int64_t band = 0; band < kBands; band += parallel) decideBand(band);
   for (std::thread& w : workers) w.join();
+  stats.cover_ms = msSince(t0);
   for (size_t b = 0; b < blocks; ++b) stats.merged += block_stats[b].merged, stats.dropped_short += block_stats[b].dropped_short;
   for (const PreviewStats& st : band_stats) stats.covered += st.covered;
   // 3. The kept pieces, in order.
@@ -666,6 +674,8 @@ void registerLsystemEndpoints(Api& api) {
                       {"dropped_short", stats.dropped_short},
                       {"covered", stats.covered}};
           h["timings"]["lod_ms"] = lod_ms;
+          h["timings"]["lod_merge_ms"] = stats.merge_ms;
+          h["timings"]["lod_cover_ms"] = stats.cover_ms;
           h["timings"]["total_ms"] = job.elapsedMs() - start_ms;
           stream.send(frame);
         }

@@ -14,7 +14,8 @@
 // header.final is false for a preview; performance.now() times), holds the
 // editor and the viewer as pane.lsystemEditor and pane.lsystemViewer, and
 // with pane.lsystemPreviewOnly = true keeps a preview on screen (the full
-// frame that follows it is not drawn), pane.lsystemUpdate() resends.
+// frame that follows it is not drawn), with pane.lsystemNoPreview = true asks
+// for the full frame only, and pane.lsystemUpdate() resends.
 import { Channel, getJson, getText, isSuperseded } from '../api.js';
 import { createEditor } from '../editor.js';
 import { button, el, errorBox as makeErrorBox, executionControls, formatCount, formatMs, select, setOptions, slider, tabLayout } from '../ui.js';
@@ -138,7 +139,7 @@ export default {
     async function update() {
       const requestedAt = performance.now();
       // The current view sizes the preview; not when the reply will refit the camera.
-      const request = fitNext ? params() : { ...params(), view: viewer.viewState() };
+      const request = fitNext || pane.lsystemNoPreview ? params() : { ...params(), view: viewer.viewState() };
       let previewShown = false;
       try {
         await channel.stream(request, (frame) => {
