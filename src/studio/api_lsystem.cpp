@@ -5,14 +5,17 @@
 //        file's defaults and #define constants in the header; segments as u16
 //        positions normalized into the bounds (2 vertices each), per-vertex
 //        sRGB colours, fan-triangulated polygons.
+//   POST /api/lsystem/stream    → the same frame, preceded for a big model by
+//        a preview sized to the client's view (the level of detail below).
 //   POST /api/lsystem/export    → the geometry as glb, obj, ply, svg or png
 //        (the library's writers into memory: encodeGeometry).
 //
 // Paper: Lipp, Wonka, Wimmer, "Parallel Generation of Multiple L-Systems" —
 // interactive editing of large L-systems; derive() and interpret() are the
 // library's (include/procgen/lsystem.hpp), this file only adapts them to the
-// wire. The derivation's progress callback checks the job, so a newer edit
-// cancels a stale derivation between steps; the memory budget of the job goes
+// wire. The derivation's progress callback and the interpretation's
+// keep_going check the job, so a newer edit cancels a stale derivation
+// between steps and a stale interpretation between chunks; the memory budget of the job goes
 // to both stages, so an oversized derivation is refused before allocating.
 #include <algorithm>
 #include <array>
