@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "procgen/backend.hpp"
+#include "procgen/error.hpp"
 #include "procgen/geometry.hpp"
 
 namespace procgen {
@@ -141,6 +142,19 @@ struct InterpretOptions {
   /// Longest homomorphism expansion of the string; 0: no module limit.
   uint64_t max_modules = 0;
   uint64_t memory_budget_bytes = 0;  ///< 0: defaultMemoryBudget() (procgen/budget.hpp)
+  /// Asked between chunks of the work (about every 64 k modules, and between
+  /// stages and kernel launches on every backend); when it returns false the
+  /// interpretation stops and throws InterpretCancelled. May be called from
+  /// several threads at once (the cpu backend asks from its workers), so it
+  /// must be thread-safe and cheap (an atomic load). Empty: never asked.
+  std::function<bool()> keep_going;
+};
+
+/// An interpretation stopped because InterpretOptions::keep_going returned
+/// false. Nothing is returned: the partial geometry is discarded.
+class InterpretCancelled : public Error {
+ public:
+  InterpretCancelled() : Error("the interpretation was cancelled (keep_going returned false)") {}
 };
 
 /// Interprets `string` with a 3D turtle (ABOP §1.5): starts at the origin,
@@ -151,6 +165,7 @@ struct InterpretOptions {
 /// expansion exceeds options.max_modules or when expansion and geometry plus
 /// the string itself exceed the memory budget. Throws Error when the geometry
 /// would hold a non-finite coordinate or width, naming the module that drew it.
+/// Throws InterpretCancelled when options.keep_going returns false.
 Geometry interpret(const LSystem& lsystem, const ModuleString& string,
                    const InterpretOptions& options);
 

@@ -14,6 +14,7 @@ Geometry interpret(const LSystem& lsystem, const ModuleString& string, const Int
   const detail::LSystemData& data = lsystem.data();
   detail::checkInterpretation(data, string, 0, string.size(), options.seed, options.max_modules,
                               options.memory_budget_bytes, detail::MemoryBudget::bytesOf(string), "interpretation");
+  if (options.keep_going && !options.keep_going()) throw InterpretCancelled();
   detail::dispatch(
       options.execution, "L-system interpretation",
       [&] { detail::interpretSerial(data, string, options, options.seed, geometry); },

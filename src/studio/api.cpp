@@ -226,9 +226,11 @@ Job::Job(std::shared_ptr<std::atomic<bool>> cancelled, std::chrono::steady_clock
       memory_budget_(memory_budget),
       max_threads_(max_threads) {}
 
+bool Job::overdue() const { return std::chrono::steady_clock::now() > deadline_; }
+
 void Job::check() const {
   if (cancelled()) throw Cancelled();
-  if (std::chrono::steady_clock::now() > deadline_)
+  if (overdue())
     throw TimeLimitExceeded("the computation ran past the server's time limit of " +
                             formatNumber(time_limit_seconds_) + " s (procgen serve --time-limit)");
 }

@@ -166,6 +166,7 @@ class Job {
   /// Throws Cancelled or TimeLimitExceeded.
   void check() const;
   bool cancelled() const { return cancelled_->load(std::memory_order_relaxed); }
+  bool overdue() const;  ///< past the deadline (check() would throw TimeLimitExceeded)
   uint64_t memoryBudget() const { return memory_budget_; }
   /// The request's "backend" ("serial", "cpu", "opencl"; default cpu when
   /// built, else serial) and "threads" (0 = the server's), checked.

@@ -149,7 +149,23 @@ struct StudioServer::Impl final : Api {
 
   const StudioOptions& options() const override { return options_; }
 
+  /// A request with the other method on a path gets 405 and the method the
+  /// path takes (Allow), not a 404 that says the path does not exist.
+  void allowOnly(const std::string& path, const char* allowed) {
+    auto refuse = [allowed](const httplib::Request& req, httplib::Response& res) {
+      send(res, Reply::ofJson({{"error",
+                                {{"kind", "method"},
+                                 {"message", req.method + " is not allowed here; " + printableText(req.path, 120) +
+                                                 " takes " + allowed}}}},
+                              405));
+      res.set_header("Allow", allowed);
+    };
+    if (std::string_view(allowed) == "GET") http_.Post(path, refuse);
+    else http_.Get(path, refuse);
+  }
+
   void compute(std::string path, std::string channel, Handler handler) override {
+    allowOnly(path, "POST");
     http_.Post(path, [this, channel, handler](const httplib::Request& req, httplib::Response& res) {
       try {
         auto job = startJob(req, channel);
@@ -161,6 +177,7 @@ struct StudioServer::Impl final : Api {
   }
 
   void upload(std::string path, std::string channel, Handler handler) override {
+    allowOnly(path, "POST");
     http_.Post(path, [this, channel, handler](const httplib::Request& req, httplib::Response& res) {
       try {
         auto job = startJob(req, channel, /*body_is_json=*/false);
@@ -172,6 +189,7 @@ struct StudioServer::Impl final : Api {
   }
 
   void stream(std::string path, std::string channel, StreamHandler handler) override {
+    allowOnly(path, "POST");
     http_.Post(path, [this, channel, handler](const httplib::Request& req, httplib::Response& res) {
       std::shared_ptr<RunningJob> job;
       FrameProducer producer;
@@ -205,6 +223,7 @@ struct StudioServer::Impl final : Api {
   }
 
   void lookup(std::string path, Handler handler) override {
+    allowOnly(path, "GET");
     http_.Get(path, [this, handler](const httplib::Request& req, httplib::Response& res) {
       try {
         Request request;
@@ -265,6 +284,8 @@ struct StudioServer::Impl final : Api {
   }
 
   void routeStatic() {
+    allowOnly("/", "GET");
+    allowOnly(kAssetPattern, "GET");
     http_.Get("/", [](const httplib::Request&, httplib::Response& res) {
       if (const Asset* page = findAsset("index.html")) {
         send(res, Reply::ofBytes("text/html; charset=utf-8", std::string(page->bytes())));
@@ -275,7 +296,7 @@ struct StudioServer::Impl final : Api {
                                  "/api/ works. Run scripts/install-deps.sh and rebuild.</p>"));
       }
     });
-    http_.Get(R"(/([A-Za-z0-9_.-]+\.(js|css|html|png|svg|map)))", [](const httplib::Request& req, httplib::Response& res) {
+    http_.Get(kAssetPattern, [](const httplib::Request& req, httplib::Response& res) {
       const Asset* asset = findAsset(req.matches[1].str());
       if (!asset) {
         send(res, Reply::ofJson({{"error", {{"kind", "not_found"}, {"message", "no such file"}}}}, 404));
@@ -285,6 +306,7 @@ struct StudioServer::Impl final : Api {
     });
   }
 
+  static constexpr const char* kAssetPattern = R"(/([A-Za-z0-9_.-]+\.(js|css|html|png|svg|map)))";
   StudioOptions options_;
   uint64_t memory_budget_ = 0;
   httplib::Server http_;
@@ -303,6 +325,9 @@ StudioServer::StudioServer(StudioOptions options) : impl_(std::make_unique<Impl>
   http.set_socket_options([](socket_t socket) {
     int yes = 1;
     setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    // A frame's last bytes go out at once (no Nagle wait for an ACK): a
+    // progressive reply's first frame is meant to arrive before the next.
+    setsockopt(socket, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
   });
   http.set_keep_alive_timeout(5);
   http.set_read_timeout(30);

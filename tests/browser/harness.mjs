@@ -98,8 +98,12 @@ export function report(name, value, unit = '') {
   console.log(`studio metric: ${name} = ${value}${unit ? ' ' + unit : ''}`);
 }
 
-/** Fraction of bytes that differ between two PNG screenshots (decoded in the page's canvas). */
-export async function imageDifference(page, pngA, pngB) {
+/**
+ * Compares two PNG screenshots (decoded in the page's canvas): `differ`, the
+ * fraction of pixels whose RGB differ by more than 24 in sum, and `psnr`, the
+ * peak signal-to-noise ratio of the RGB in dB (Infinity when identical).
+ */
+export async function imageComparison(page, pngA, pngB) {
   return page.evaluate(async ([a, b]) => {
     const load = async (base64) => {
       const img = new Image();
@@ -112,11 +116,21 @@ export async function imageDifference(page, pngA, pngB) {
       return g.getImageData(0, 0, c.width, c.height).data;
     };
     const [x, y] = [await load(a), await load(b)];
-    if (x.length !== y.length) return 1;
-    let differ = 0;
-    for (let i = 0; i < x.length; i += 4) if (Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]) > 24) differ++;
-    return differ / (x.length / 4);
+    if (x.length !== y.length) return { differ: 1, psnr: 0 };
+    let differ = 0, squares = 0;
+    for (let i = 0; i < x.length; i += 4) {
+      const dr = x[i] - y[i], dg = x[i + 1] - y[i + 1], db = x[i + 2] - y[i + 2];
+      if (Math.abs(dr) + Math.abs(dg) + Math.abs(db) > 24) differ++;
+      squares += dr * dr + dg * dg + db * db;
+    }
+    const pixels = x.length / 4, mse = squares / (pixels * 3);
+    return { differ: differ / pixels, psnr: mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse) };
   }, [pngA.toString('base64'), pngB.toString('base64')]);
+}
+
+/** Fraction of pixels that differ visibly between two PNG screenshots (imageComparison). */
+export async function imageDifference(page, pngA, pngB) {
+  return (await imageComparison(page, pngA, pngB)).differ;
 }
 
 /** Waits until the viewer in `pane` shows content version > `after` (data-rendered). */

@@ -3,10 +3,13 @@
 // module count and the canvas change, a syntax error at the right line with
 // the view kept, a slider, and the time from the last keystroke to the
 // redrawn view for the Hilbert 3D curve (6 steps, 262k segments) and the 2D
-// plant (7 steps, 2.1M segments), reported with report().
+// plant (7 steps, 2.1M segments) — to the first view (the server's preview
+// sized to the view) and to the full detail — reported with report(); the
+// preview compared with the full frame at the same view.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { imageDifference, openStudio, report, screenshot, waitRendered } from './harness.mjs';
+import { cpus, loadavg } from 'node:os';
+import { imageComparison, imageDifference, openStudio, report, screenshot, waitRendered } from './harness.mjs';
 
 const PANE = 'pane-lsystem';
 
@@ -45,9 +48,11 @@ async function selectInEditor(page, needle, after = '', skip = 0) {
  * Records every drawn model in the page: window.__lsystem.last is the newest
  * 'lsystem-rendered' event's detail, lastKey the newest keydown (both
  * performance.now()). When a keystroke is being measured, the first render
- * of a request sent after it also waits for the GPU to finish (a 1-pixel
- * readPixels) and records that as pixelsAt: the view's data-rendered change
- * only says the draw was submitted, SwiftShader draws afterwards.
+ * of a request sent after it (the preview, or the full frame when there is
+ * no preview) is `first`, and the render of that request's full frame also
+ * waits for the GPU to finish (a 1-pixel readPixels) and records that as
+ * pixelsAt: the view's data-rendered change only says the draw was
+ * submitted, SwiftShader draws afterwards.
  */
 async function installProbe(page) {
   await page.evaluate((id) => {
@@ -57,15 +62,18 @@ async function installProbe(page) {
     document.addEventListener('keydown', () => {
       const probe = window.__lsystem;
       probe.lastKey = performance.now();
+      probe.first = null;  // the first view of a request sent after the last key
       if (probe.measuring && !probe.firstKey) probe.firstKey = probe.lastKey;
     }, true);
     pane.addEventListener('lsystem-rendered', (e) => {
       const probe = window.__lsystem;
       probe.last = e.detail;
       if (!probe.measuring || probe.result || e.detail.requestedAt < probe.lastKey) return;
+      probe.first ??= e.detail;
+      if (e.detail.header.final === false) return;
       const gl = pane.lsystemViewer.renderer.getContext();
       gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
-      probe.result = { ...e.detail, pixelsAt: performance.now(), lastKey: probe.lastKey };
+      probe.result = { ...e.detail, pixelsAt: performance.now(), lastKey: probe.lastKey, first: probe.first };
     });
   }, PANE);
 }
@@ -92,7 +100,7 @@ async function afterRender(page, action, expect = {}, timeout = 30000) {
  * last keystroke's keydown to the drawing of a model requested after it.
  */
 async function typeAndMeasure(page, keys) {
-  await page.evaluate(() => Object.assign(window.__lsystem, { measuring: true, result: null, firstKey: 0 }));
+  await page.evaluate(() => Object.assign(window.__lsystem, { measuring: true, result: null, first: null, firstKey: 0 }));
   await page.keyboard.type(keys);
   await page.waitForFunction(() => window.__lsystem.result !== null, null, { timeout: 60000 });
   return page.evaluate(() => {
@@ -100,14 +108,17 @@ async function typeAndMeasure(page, keys) {
     window.__lsystem.measuring = false;
     // The request's own timing (resource timing; its entry is complete once
     // the reply is): first and last byte of the reply.
-    const requests = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/lsystem/geometry'));
+    const requests = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/lsystem/stream'));
     const fetched = requests.filter((e) => e.startTime >= r.requestedAt - 1)[0];
     // The requests the edit's keystrokes started, the measured one last (the
     // older ones aborted: Chromium records their entries too).
     const sent = fetched ? requests.filter((e) => e.startTime >= window.__lsystem.firstKey && e.startTime <= fetched.startTime).length : NaN;
     r.firstByteAt = fetched?.responseStart ?? NaN;
     r.lastByteAt = fetched?.responseEnd ?? NaN;
+    const first = r.first.requestedAt === r.requestedAt ? r.first : r;  // a preview of the same request
     return {
+      firstView: first.renderedAt - r.lastKey, preview: first.header.final === false, previewHeader: first.header.final === false ? first.header : null,
+      firstReceived: first.receivedAt - r.requestedAt,
       latency: r.renderedAt - r.lastKey, pixels: r.pixelsAt - r.lastKey, requestToScreen: r.renderedAt - r.requestedAt,
       roundTrip: r.receivedAt - r.requestedAt, header: r.header,
       // Split of the round trip (resource timing): request → first byte
@@ -197,6 +208,12 @@ test('the L-system tab edits, shows errors in place, slides and redraws', async 
   }
 });
 
+/** The machine's load per core, and whether a timing bound can be asserted on it. */
+function machineLoad() {
+  const perCore = loadavg()[0] / cpus().length;
+  return { load: round(loadavg()[0]), perCore, quiet: perCore < 0.5 };
+}
+
 test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the screen', async () => {
   const studio = await openStudio('lsystem');
   const { page, problems } = studio;
@@ -205,10 +222,15 @@ test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the
     await installProbe(page);
     const models = [
       { name: 'hilbert3d', path: 'examples/lsystems/hilbert3d.l', segments: 262143, edits: ['89', '90', '91', '90', '88'] },
-      { name: 'plant-2d', path: 'examples/lsystems/plant-2d.l', segments: 2097152, edits: ['25', '20', '22.5', '30'] },
+      { name: 'plant-2d', path: 'examples/lsystems/plant-2d.l', segments: 2097152, edits: ['25', '20', '22.5', '30', '22.5'] },
+      // The same edits without the preview (the full frame only, as before it): side by side, same load.
+      { name: 'plant-2d.no_preview', path: 'examples/lsystems/plant-2d.l', segments: 2097152, edits: ['25', '20', '22.5', '30', '22.5'], noPreview: true },
     ];
+    const loadBefore = machineLoad();
+    const firstViews = {};
     for (const model of models) {
-      const header = await afterRender(page, () => page.getByTestId('example').selectOption(model.path), { segments: model.segments }, 60000);
+      await page.evaluate(([id, off]) => { document.querySelector(`[data-testid="${id}"]`).lsystemNoPreview = off; }, [PANE, !!model.noPreview]);
+      const header = await afterRender(page, () => page.getByTestId('example').selectOption(model.path), { segments: model.segments, final: true }, 60000);
       assert.equal(header.segments, model.segments);
       const samples = [];
       for (const edit of model.edits) {
@@ -224,12 +246,17 @@ test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the
       }
       const stat = (values) => ({ median: round(median(values)), max: round(Math.max(...values)) });
       const stage = (key) => round(median(samples.map((s) => s.header.timings[key])));
+      const keyToFirst = stat(samples.map((s) => s.firstView));
       const keyToRender = stat(samples.map((s) => s.latency));
       const keyToPixels = stat(samples.map((s) => s.pixels));
-      report(`lsystem.latency.${model.name}.median`, keyToRender.median, 'ms');
-      report(`lsystem.latency.${model.name}.max`, keyToRender.max, 'ms');
+      firstViews[model.name] = keyToFirst.median;
+      report(`lsystem.latency.${model.name}.first_view.median`, keyToFirst.median, 'ms');
+      report(`lsystem.latency.${model.name}.first_view.max`, keyToFirst.max, 'ms');
+      report(`lsystem.latency.${model.name}.full_detail.median`, keyToRender.median, 'ms');
+      report(`lsystem.latency.${model.name}.full_detail.max`, keyToRender.max, 'ms');
       report(`lsystem.latency.${model.name}.pixels.median`, keyToPixels.median, 'ms');
       report(`lsystem.latency.${model.name}.pixels.max`, keyToPixels.max, 'ms');
+      const previews = samples.filter((s) => s.preview);
       report(`lsystem.latency.${model.name}.stages`, JSON.stringify({
         parse: stage('parse_ms'), derive: stage('derive_ms'), interpret: stage('interpret_ms'), encode: stage('encode_ms'),
         server: stage('total_ms'), round_trip: round(median(samples.map((s) => s.roundTrip))),
@@ -237,8 +264,63 @@ test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the
         to_first_byte: round(median(samples.map((s) => s.toFirstByte))), body: round(median(samples.map((s) => s.body))),
         after_body: round(median(samples.map((s) => s.afterBody))),
         request_to_render: round(median(samples.map((s) => s.requestToScreen))),
+        previews: previews.length,
+        preview_segments: previews.length ? median(previews.map((s) => s.previewHeader.lod.segments)) : null,
+        preview_lod_ms: previews.length ? round(median(previews.map((s) => s.previewHeader.timings.lod_ms))) : null,
+        preview_server_ms: previews.length ? round(median(previews.map((s) => s.previewHeader.timings.total_ms))) : null,
+        preview_received: previews.length ? round(median(previews.map((s) => s.firstReceived))) : null,
       }));
     }
+    const loadAfter = machineLoad();
+    report('lsystem.latency.load', JSON.stringify({ before: loadBefore.load, after: loadAfter.load, cores: cpus().length }));
+    // The issue's bound (100 ms from the last keystroke to the view) is a
+    // property of a machine doing nothing else: asserted only when it was
+    // quiet through the measurement (load per core under 0.5), else reported.
+    if (loadBefore.quiet && loadAfter.quiet) {
+      for (const model of models.filter((m) => !m.noPreview)) {
+        const ms = firstViews[model.name];
+        assert.ok(ms <= 100, `${model.name}: key → first view ${ms} ms > 100 ms`);
+      }
+    } else {
+      console.log(`studio metric: first-view bound not asserted (load ${loadBefore.load} → ${loadAfter.load} on ${cpus().length} cores)`);
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await studio.close();
+  }
+});
+
+test("the first view of the 2D plant looks like its full detail", async () => {
+  const studio = await openStudio('lsystem');
+  const { page, problems } = studio;
+  try {
+    await waitRendered(page, PANE, 0);
+    await installProbe(page);
+    await afterRender(page, () => page.getByTestId('example').selectOption('examples/lsystems/plant-2d.l'), { segments: 2097152, final: true }, 60000);
+    // The same request twice at the same (fitted) view: the preview kept on
+    // screen the first time, the full frame the second. The stats box over
+    // the view (its text differs) is hidden for the screenshots.
+    await page.evaluate((id) => { document.querySelector(`[data-testid="${id}"] [data-testid="stats"]`).style.visibility = 'hidden'; }, PANE);
+    const preview = await afterRender(page, () => page.evaluate((id) => {
+      const pane = document.querySelector(`[data-testid="${id}"]`);
+      pane.lsystemPreviewOnly = true;
+      pane.lsystemUpdate();
+    }, PANE), { final: false }, 60000);
+    assert.ok(preview.lod.segments < 0.6 * preview.segments, `the preview has ${preview.lod.segments} of ${preview.segments} segments`);
+    await page.waitForTimeout(500);  // the full frame arrives and is not drawn
+    const previewShot = await screenshot(page.locator(`[data-testid="${PANE}"] .view canvas`), 'lsystem-plant-preview');
+    await afterRender(page, () => page.evaluate((id) => {
+      const pane = document.querySelector(`[data-testid="${id}"]`);
+      pane.lsystemPreviewOnly = false;
+      pane.lsystemUpdate();
+    }, PANE), { final: true }, 60000);
+    await page.waitForTimeout(500);
+    const fullShot = await screenshot(page.locator(`[data-testid="${PANE}"] .view canvas`), 'lsystem-plant-full');
+    const { psnr, differ } = await imageComparison(page, previewShot, fullShot);
+    report('lsystem.preview.plant-2d', JSON.stringify({ segments: preview.lod.segments, of: preview.segments, cell_px: preview.lod.cell, psnr_db: round(psnr), pixels_differing: differ }));
+    // The stated tolerance: PSNR ≥ 35 dB and at most 0.5 % of the pixels differing visibly.
+    assert.ok(psnr >= 35, `preview vs full detail: PSNR ${psnr} dB < 35 dB`);
+    assert.ok(differ <= 0.005, `preview vs full detail: ${differ * 100} % of the pixels differ`);
     assert.deepEqual(problems, []);
   } finally {
     await studio.close();

@@ -6,6 +6,8 @@
 // byte-identical to the library's encoders.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -340,6 +342,148 @@ TEST(StudioLsystem, ExportsAreByteIdenticalToTheLibrarysEncoders) {
     ASSERT_EQ(reply.status, 200);
     EXPECT_EQ(reply.headers["Content-Disposition"], "attachment; filename=\"" + file + "\"");
   }
+}
+
+// --- POST /api/lsystem/stream: a preview at the client's view, then the full frame
+
+/// A view looking straight down at the xy plane: clip = ((x − cx)·s, (y − cy)·s, 0, 1),
+/// written by hand (column-major), so `width` pixels span 2/s model units.
+json flatView(const Bounds& b, int width, int height) {
+  const double cx = (b.min.x + b.max.x) / 2, cy = (b.min.y + b.max.y) / 2;
+  const double s = 1.8 / std::max(b.max.x - b.min.x, b.max.y - b.min.y);  // the model fills 90 % of the view
+  const double sx = s * height / width;  // square pixels
+  return {{"width", width},
+          {"height", height},
+          {"matrix", {sx, 0, 0, 0, 0, s, 0, 0, 0, 0, 1, 0, -cx * sx, -cy * s, 0, 1}}};
+}
+
+/// The frame's segments as model coordinates (x, y), from its u16 positions.
+std::vector<std::array<double, 4>> frameSegments2d(const DecodedFrame& frame) {
+  const std::vector<float> b = frame.header["bounds"].get<std::vector<float>>();
+  const int components = frame.header["segment_position_components"];
+  const std::vector<uint16_t> q = frame.as<uint16_t>("segment_positions");
+  std::vector<std::array<double, 4>> out;
+  for (size_t i = 0; i + 2 * components <= q.size(); i += 2 * components) {
+    auto x = [&](uint16_t v) { return b[0] + (b[3] - b[0]) * (v / 65535.0); };
+    auto y = [&](uint16_t v) { return b[1] + (b[4] - b[1]) * (v / 65535.0); };
+    out.push_back({x(q[i]), y(q[i + 1]), x(q[i + components]), y(q[i + components + 1])});
+  }
+  return out;
+}
+
+/// The pixels of a width × height view (flatView's) that segments pass
+/// through, sampled every 1/8 pixel: a brute-force rasterizer.
+std::vector<bool> coveredPixels(const std::vector<std::array<double, 4>>& segments, const json& view) {
+  const int w = view["width"], h = view["height"];
+  const std::vector<double> m = view["matrix"].get<std::vector<double>>();
+  std::vector<bool> covered(static_cast<size_t>(w * h), false);
+  auto pixel = [&](double x, double y) {
+    return std::array<double, 2>{(m[0] * x + m[12] + 1) / 2 * w, (1 - (m[5] * y + m[13])) / 2 * h};
+  };
+  for (const auto& s : segments) {
+    const auto a = pixel(s[0], s[1]), b = pixel(s[2], s[3]);
+    const int steps = 1 + static_cast<int>(8 * std::hypot(b[0] - a[0], b[1] - a[1]));
+    for (int k = 0; k <= steps; ++k) {
+      const double t = static_cast<double>(k) / steps;
+      const int px = static_cast<int>(std::floor(a[0] + t * (b[0] - a[0])));
+      const int py = static_cast<int>(std::floor(a[1] + t * (b[1] - a[1])));
+      if (px >= 0 && py >= 0 && px < w && py < h) covered[static_cast<size_t>(py * w + px)] = true;
+    }
+  }
+  return covered;
+}
+
+/// Pixels of `a` with no pixel of `b` within `radius` (Chebyshev distance).
+size_t pixelsFarFrom(const std::vector<bool>& a, const std::vector<bool>& b, int w, int h, int radius) {
+  size_t far = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      if (!a[static_cast<size_t>(y * w + x)]) continue;
+      bool near = false;
+      for (int dy = -radius; dy <= radius && !near; ++dy)
+        for (int dx = -radius; dx <= radius && !near; ++dx) {
+          const int u = x + dx, v = y + dy;
+          near = u >= 0 && v >= 0 && u < w && v < h && b[static_cast<size_t>(v * w + u)];
+        }
+      far += !near;
+    }
+  return far;
+}
+
+TEST(StudioLsystem, StreamSendsAPreviewAtTheViewThenTheFullFrame) {
+  TestServer server;
+  const std::string text = readExample("plant-2d.l");
+  const Geometry expected = directGeometry(text, 7);
+  ASSERT_EQ(expected.segments.size(), 2097152u);  // 8^7: F → 8 F's (the paper's size)
+  const json view = flatView(expected.bounds(), 240, 180);
+  HttpReply reply = server.post("/api/lsystem/stream", request(text, {{"iterations", 7}, {"view", view}}));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const std::vector<DecodedFrame> frames = studio_test::decodeFrames(reply.body);
+  ASSERT_EQ(frames.size(), 2u);
+  const DecodedFrame &preview = frames[0], &full = frames[1];
+  EXPECT_EQ(preview.header["final"], false);
+  EXPECT_EQ(full.header["final"], true);
+  expectFrameMatches(full, expected);
+  // The preview: the model's counts and bounds, fewer segments, every input
+  // segment accounted for (merged, dropped short, covered or kept).
+  EXPECT_EQ(preview.header["segments"], 2097152);
+  EXPECT_EQ(preview.header["bounds"], full.header["bounds"]);
+  const json& lod = preview.header["lod"];
+  const uint64_t kept = lod["segments"];
+  EXPECT_LT(kept, 2097152u * 6 / 10);
+  EXPECT_EQ(lod["merged"].get<uint64_t>() + lod["dropped_short"].get<uint64_t>() + lod["covered"].get<uint64_t>() + kept,
+            2097152u);
+  EXPECT_EQ(lod["cell"], 0.5);
+  const auto preview_segments = frameSegments2d(preview);
+  ASSERT_EQ(preview_segments.size(), kept);
+  // At the view, the preview draws where the model draws: every pixel one
+  // covers is within 2 pixels of one the other covers (the grid is half a
+  // pixel; merged vertices and duplicates move a line by at most a cell
+  // diagonal per end), by a brute-force rasterization of both.
+  std::vector<std::array<double, 4>> model_segments;
+  for (const Segment& s : expected.segments) model_segments.push_back({s.start.x, s.start.y, s.end.x, s.end.y});
+  const std::vector<bool> drawn = coveredPixels(model_segments, view), previewed = coveredPixels(preview_segments, view);
+  EXPECT_EQ(pixelsFarFrom(previewed, drawn, 240, 180, 2), 0u);
+  EXPECT_EQ(pixelsFarFrom(drawn, previewed, 240, 180, 2), 0u);
+  EXPECT_GT(std::count(drawn.begin(), drawn.end(), true), 1000);
+}
+
+TEST(StudioLsystem, StreamSendsOnlyTheFullFrameForASmallModelOrWithoutAView) {
+  TestServer server;
+  const Geometry koch = directGeometry(kKoch, 4);
+  HttpReply reply = server.post("/api/lsystem/stream", request(kKoch, {{"iterations", 4}, {"view", flatView(koch.bounds(), 400, 300)}}));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  std::vector<DecodedFrame> frames = studio_test::decodeFrames(reply.body);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].header["final"], true);
+  expectFrameMatches(frames[0], koch);
+  const std::string plant = readExample("plant-2d.l");
+  reply = server.post("/api/lsystem/stream", request(plant, {{"iterations", 7}}));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  frames = studio_test::decodeFrames(reply.body);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].header["segments"], 2097152);
+  // Below a million segments (the Hilbert 3D curve's 262 143), no preview even with a view.
+  const std::string hilbert = readExample("hilbert3d.l");
+  reply = server.post("/api/lsystem/stream", request(hilbert, {{"view", flatView(Bounds{{0, 0, 0}, {63, 63, 63}}, 400, 300)}}));
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  frames = studio_test::decodeFrames(reply.body);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].header["segments"], 262143);
+}
+
+TEST(StudioLsystem, StreamRefusesABadViewAndParseErrorsBeforeItsFirstFrame) {
+  TestServer server;
+  json bad = {{"width", 400}, {"height", 300}, {"matrix", {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0}}};  // 15 numbers
+  HttpReply reply = server.post("/api/lsystem/stream", request(kKoch, {{"view", bad}}));
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_NE(reply.json()["error"]["message"].get<std::string>().find("view.matrix"), std::string::npos) << reply.body;
+  bad = {{"height", 300}, {"matrix", json::array()}};
+  EXPECT_EQ(server.post("/api/lsystem/stream", request(kKoch, {{"view", bad}})).status, 400);
+  reply = server.post("/api/lsystem/stream", request("Axiom: F\nF --> F(\n"));
+  EXPECT_EQ(reply.status, 422);
+  EXPECT_EQ(reply.json()["error"]["kind"], "parse");
+  EXPECT_EQ(reply.json()["error"]["line"], 2);
 }
 
 }  // namespace

@@ -87,6 +87,23 @@ TEST(StudioServer, UnknownEndpointsAndOversizedBodiesGetJsonErrors) {
   EXPECT_EQ(server.get("/api/info").status, 200);  // still serving
 }
 
+TEST(StudioServer, TheOtherMethodOnAPathGets405WithAllow) {
+  TestServer server;
+  // GET-only paths (lookups, the page) refuse POST; computations refuse GET.
+  for (const char* path : {"/api/info", "/api/examples", "/", "/studio.js"}) {
+    auto reply = server.post(path, "{}");
+    EXPECT_EQ(reply.status, 405) << path;
+    EXPECT_EQ(reply.headers["Allow"], "GET") << path;
+    EXPECT_EQ(reply.json()["error"]["kind"], "method") << path;
+  }
+  for (const char* path : {"/api/lsystem/geometry", "/api/lsystem/stream", "/api/flame/render", "/api/octree/upload"}) {
+    auto reply = server.get(path);
+    EXPECT_EQ(reply.status, 405) << path;
+    EXPECT_EQ(reply.headers["Allow"], "POST") << path;
+  }
+  EXPECT_EQ(server.get("/api/nothing-here").status, 404);  // a path nobody serves is still a 404
+}
+
 TEST(StudioParams, ChecksTypesAndRanges) {
   Params p = Params::parse(R"({"n": 5, "x": 0.5, "s": "hi", "b": true, "big": 1e300, "frac": 2.5, "list": [1, 2]})");
   EXPECT_EQ(p.integer("n", 0, 0, 10), 5);

@@ -35,20 +35,45 @@ export function decodeFrame(input) {
   return { header, buffers };
 }
 
-/** Reads a chunked stream of frames from a fetch Response; calls onFrame for each as it arrives. */
+/**
+ * Reads a chunked stream of frames from a fetch Response; calls onFrame for
+ * each as soon as its last byte arrives. A frame's bytes are copied once,
+ * into a buffer of the frame's length (known from its first 16 bytes), so a
+ * frame of tens of MB costs one copy, not one per network chunk.
+ */
 export async function readFrames(response, onFrame) {
   const reader = response.body.getReader();
-  let pending = new Uint8Array(0);
+  let head = new Uint8Array(16), headBytes = 0;  // the next frame's first 16 bytes
+  let frame = null, filled = 0;                  // the frame being filled
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    const joined = new Uint8Array(pending.length + value.length);
-    joined.set(pending);
-    joined.set(value, pending.length);
-    pending = joined;
-    let offset = 0;
-    for (let n; (n = frameLength(pending, offset)) > 0; offset += n) onFrame(decodeFrame(pending.slice(offset, offset + n)));
-    pending = pending.slice(offset);
+    let at = 0;
+    while (at < value.length) {
+      if (!frame) {
+        const take = Math.min(16 - headBytes, value.length - at);
+        head.set(value.subarray(at, at + take), headBytes);
+        headBytes += take;
+        at += take;
+        if (headBytes < 16) break;
+        const view = new DataView(head.buffer);
+        if (view.getUint32(0, true) !== MAGIC) throw new Error('not a procgen frame');
+        const total = ((16 + view.getUint32(4, true) + 7) & ~7) + Number(view.getBigUint64(8, true));
+        frame = new Uint8Array(total);
+        frame.set(head);
+        filled = 16;
+        headBytes = 0;
+      }
+      const take = Math.min(frame.length - filled, value.length - at);
+      frame.set(value.subarray(at, at + take), filled);
+      filled += take;
+      at += take;
+      if (filled === frame.length) {
+        const complete = frame;
+        frame = null;
+        onFrame(decodeFrame(complete));
+      }
+    }
   }
-  if (pending.length) throw new Error('the stream ended inside a frame');
+  if (frame || headBytes) throw new Error('the stream ended inside a frame');
 }

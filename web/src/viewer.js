@@ -91,6 +91,17 @@ export class Viewer {
     this.requestRender();
   }
 
+  /**
+   * What the server needs to size a first view to this one: the drawing
+   * buffer in pixels and the world → clip matrix (column-major).
+   */
+  viewState() {
+    const size = this.renderer.getDrawingBufferSize(new THREE.Vector2());
+    this.camera.updateMatrixWorld();
+    const matrix = new THREE.Matrix4().multiplyMatrices(this.camera.projectionMatrix, this.camera.matrixWorldInverse);
+    return { width: Math.max(1, size.x), height: Math.max(1, size.y), matrix: matrix.elements.slice() };
+  }
+
   /** A PNG of the current view (a Blob). */
   async screenshot() {
     this.renderer.render(this.scene, this.camera);

@@ -38,6 +38,7 @@
 #include "common/assert.hpp"
 #include "lsystem/cpu/block_brackets.hpp"
 #include "cpu/executor.hpp"
+#include "lsystem/interpret_cancel.hpp"
 #include "lsystem/interpret_module.hpp"
 #include "lsystem/pass_runner.hpp"
 
@@ -96,7 +97,7 @@ struct LocalTransform {
 class CpuInterpreter {
  public:
   CpuInterpreter(const LSystemData& data, const InterpretOptions& options, uint64_t seed, int threads)
-      : data_(data), options_(options), seed_(seed), exec_(threads) {
+      : data_(data), options_(options), seed_(seed), exec_(threads), cancel_(options) {
     initTurtle(options.view, &view_, &initial_);
     for (int c = 0; c < PG_SYMBOL_COUNT; ++c) acts_[c] = pgTurtleActs(static_cast<uint8_t>(c)) != 0;
   }
@@ -108,6 +109,7 @@ class CpuInterpreter {
       expandHomomorphism(input);
       s = stringView(expanded_);
     }
+    cancel_.check();
     const TurtleActions actions(view_);
     action_ = actions.action;
     for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
@@ -120,6 +122,8 @@ class CpuInterpreter {
       (void)a;
     }
     count(s);
+    cancel_.checkWorkers();
+    cancel_.check();
     if (s.length == 0) return;
 
     // Output arrays, appended after what `out` already holds.
@@ -144,6 +148,7 @@ class CpuInterpreter {
     } else {
       interpretBranching(s);
     }
+    cancel_.checkWorkers();
     if (has_polygons_) assemblePolygons(out);
   }
 
@@ -171,6 +176,7 @@ class CpuInterpreter {
     const ChunkPlan plan = exec_.plan(n, kExpandChunk);
     std::vector<Piece> pieces(plan.count);
     exec_.forEachChunk(plan, [&](uint64_t c) {
+      if (cancel_.stopped()) return;
       HomomorphismExpander expander(data_, seed_, partner.empty() ? nullptr : partner.data());
       Piece& p = pieces[c];
       expander.walk(s, plan.begin(c), plan.end(c), 0, relevant, [&](uint8_t symbol, const float* params, int32_t np) {
@@ -180,6 +186,7 @@ class CpuInterpreter {
         p.params.insert(p.params.end(), params, params + np);
       });
     });
+    cancel_.checkWorkers();
     std::vector<uint64_t> module_at(plan.count + 1, 0), param_at(plan.count + 1, 0);
     for (uint64_t c = 0; c < plan.count; ++c) {
       module_at[c + 1] = module_at[c] + pieces[c].symbols.size();
@@ -217,6 +224,7 @@ class CpuInterpreter {
     const uint8_t* sym = s.symbols;
     // Pass A: flags, the polygon map, and the counts at polygon depth 0.
     exec_.forEachChunk(block_plan_, [&](uint64_t b) {
+      if (cancel_.stopped()) return;
       Block& blk = blocks_[b];
       // The segments at polygon depth 0 (recounted below when there are
       // polygons); only blocks with a special symbol need more.
@@ -238,6 +246,7 @@ class CpuInterpreter {
         else if (a == PG_TURTLE_POLYGON_END) blk.polygon = blk.polygon.then(PolygonMap{-1, 0});
       }
     });
+    cancel_.checkWorkers();
     has_polygons_ = false;
     for (const Block& b : blocks_) has_polygons_ |= b.polygons;
     if (has_polygons_) {
@@ -316,6 +325,7 @@ class CpuInterpreter {
                                            block_plan_.end(first_block[c + 1] - 1)};
     };
     exec_.forEachChunk(chunks, [&](uint64_t c) {
+      if (cancel_.stopped()) return;
       LocalTransform& L = local[c];
       PgTurtle t = initial_;
       if (c > 0) {
@@ -332,6 +342,7 @@ class CpuInterpreter {
       L.end = walkLinearChunk(s, begin, end, t, blocks_[first_block[c]].start, L);
     });
 
+    cancel_.checkWorkers();
     // Matrix scan: the world state at every chunk start (double precision).
     std::vector<PgTurtle> start(chunks.count);
     start[0] = initial_;
@@ -340,7 +351,7 @@ class CpuInterpreter {
 
     // Geometry generation: map chunk-local geometry with the chunk's start state.
     exec_.forEachChunk(chunks, [&](uint64_t c) {
-      if (c == 0) return;
+      if (c == 0 || cancel_.stopped()) return;
       const PgTurtle& S = start[c];
       const LocalTransform& L = local[c];
       const EmitCursor first = blocks_[first_block[c]].start;
@@ -460,7 +471,12 @@ class CpuInterpreter {
     std::vector<PgTurtle> stack;
     auto next_long = std::lower_bound(long_branches_.begin(), long_branches_.end(), begin,
                                       [](const LongBranch& b, uint64_t pos) { return b.open < pos; });
+    uint64_t next_question = begin + kKeepGoingModules;
     for (uint64_t i = begin; i < end; ++i) {
+      if (i >= next_question) {
+        if (cancel_.stopped()) return;
+        next_question = i + kKeepGoingModules;
+      }
       const uint8_t x = s.symbols[i];
       if (!acts_[x]) continue;
       if (x == '[' && queue) {
@@ -519,6 +535,7 @@ class CpuInterpreter {
   const InterpretOptions& options_;
   uint64_t seed_;
   CpuExecutor exec_;
+  InterpretCancel cancel_;
   PgTurtleView view_{};
   PgTurtle initial_{};
   bool acts_[PG_SYMBOL_COUNT] = {};

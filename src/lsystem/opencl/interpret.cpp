@@ -13,6 +13,7 @@
 // The input string is uploaded once; between stages only sizes come back
 // (totals, flags, the number of work items of the next round); the geometry
 // is read back at the end.
+#include "lsystem/interpret_cancel.hpp"
 #include "lsystem/opencl/interpret.hpp"
 
 #include <algorithm>
@@ -131,11 +132,19 @@ class OpenCLInterpreter {
   void run(const LSystemData& data, const ModuleString& input, const InterpretOptions& options, uint64_t seed,
            Geometry& out) {
     if (input.size() == 0) return;
+    InterpretCancel cancel(options);
+    cancel_ = &cancel;
+    struct Reset {
+      const InterpretCancel*& c;
+      ~Reset() { c = nullptr; }
+    } reset{cancel_};
     uploadActions(options.view);
     DeviceString* s = &strings_[0];
     upload(input, *s);
+    cancel.check();
     if (homomorphismDepth(data) > 0) s = expandHomomorphism(data, *s, seed);
     if (s->n == 0) return;
+    cancel.check();
     std::vector<Part> parts{{0, s->n, config(options), true}};
     draw(*s, parts, options.view.elasticity != 0.0f, out);
   }
@@ -268,6 +277,7 @@ class OpenCLInterpreter {
       scan4_.exclusiveScan(hom_counts_.get(), chunks + 1);
       cl_ulong4 total;
       hom_counts_.read(&total, sizeof total, chunks * sizeof(cl_ulong4));
+      askKeepGoing();
       const uint64_t modules = total.s[0], params = total.s[1];
       o->n = modules;
       o->parametric = true;
@@ -326,6 +336,7 @@ class OpenCLInterpreter {
     counts_.read(&total, sizeof total, blocks * sizeof(cl_ulong4));
     cl_uint flags = 0;
     summary_flags_.read(&flags, sizeof flags);
+    askKeepGoing();
     const uint64_t segments = total.s[0], records = total.s[1], closes = total.s[2], events = total.s[3];
     records_.reserve(std::max<uint64_t>(records, 1) * 3 * sizeof(float));
     closes_.reserve(std::max<uint64_t>(closes, 1) * sizeof(int32_t));
@@ -440,6 +451,7 @@ class OpenCLInterpreter {
       scan1_.exclusiveScan(spawn_counts_.get(), count + 1);
       cl_long next = 0;
       spawn_counts_.read(&next, sizeof next, count * sizeof(cl_long));
+      askKeepGoing();
       if (next == 0) break;
       // Items are compacted into a second buffer (the current one is still read).
       items_next_.reserve(static_cast<uint64_t>(next) * sizeof(PgWorkItem));
@@ -492,6 +504,14 @@ class OpenCLInterpreter {
   Buffer local_tf_, start_, partner_, items_, items_next_, spawned_, spawn_counts_, choice_, hom_counts_, acts_,
       dummy_, starts_buf_, positions_, cursors_;
   std::vector<size_t> polygon_part_;  ///< first polygon of each part in the output
+  const InterpretCancel* cancel_ = nullptr;  ///< run()'s keep_going (none for batches)
+
+  /// Between kernel launches, after a blocking read (the in-order queue has
+  /// finished every kernel that writes into the caller's memory): throws
+  /// InterpretCancelled when asked to stop.
+  void askKeepGoing() const {
+    if (cancel_) cancel_->check();
+  }
 };
 
 }  // namespace

@@ -4,10 +4,12 @@
 // drawing only, by its successor, recursively up to the table's maximum depth.
 // The per-module logic (turtle set-up, drawing rules, homomorphism expansion)
 // is interpret_module.hpp, shared with the cpu interpreter.
+#include <algorithm>
 #include <vector>
 
 #include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
+#include "lsystem/interpret_cancel.hpp"
 #include "lsystem/interpret_module.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "lsystem/serial/interpret.hpp"
@@ -18,7 +20,7 @@ namespace {
 class SerialInterpreter {
  public:
   SerialInterpreter(const LSystemData& data, const InterpretOptions& options, Geometry& out)
-      : data_(data), out_(out), instance_(options.instance), max_depth_(homomorphismDepth(data)) {
+      : data_(data), out_(out), cancel_(options), instance_(options.instance), max_depth_(homomorphismDepth(data)) {
     initTurtle(options.view, &view_, &turtle_);
     // A module is worth a look when the turtle acts on it or a homomorphism
     // production may replace it; skipping the rest (A, X, ...) saves a call
@@ -40,8 +42,13 @@ class SerialInterpreter {
       bracketPartnersSerial(s.symbols.data(), s.size(), partner.data());
     }
     HomomorphismExpander expander(data_, seed, partner.empty() ? nullptr : partner.data());
-    expander.walk(view, 0, view.length, 0, relevant_,
-                  [this](uint8_t symbol, const float* params, int32_t nparams) { apply(turtle_, symbol, params, nparams); });
+    // In chunks of modules (each module's expansion depends only on its
+    // position and the seed), asking keep_going between them.
+    for (uint64_t begin = 0; begin < view.length; begin += kKeepGoingModules) {
+      cancel_.check();
+      expander.walk(view, begin, std::min(view.length, begin + kKeepGoingModules), 0, relevant_,
+                    [this](uint8_t symbol, const float* params, int32_t nparams) { apply(turtle_, symbol, params, nparams); });
+    }
   }
 
   /// No homomorphism: the string is drawn as it is. The turtle is a local and
@@ -58,11 +65,15 @@ class SerialInterpreter {
     next_segment_ = out_.segments.data() + base;
     const PgStringView view = stringView(s);
     PgTurtle t = turtle_;
-    for (uint64_t i = 0; i < view.length; ++i) {
-      const uint8_t symbol = view.symbols[i];
-      if (!relevant_[symbol]) continue;
-      const int32_t nparams = pgParamCount(&view, i);
-      apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams);
+    for (uint64_t begin = 0; begin < view.length; begin += kKeepGoingModules) {
+      cancel_.check();
+      const uint64_t end = std::min(view.length, begin + kKeepGoingModules);
+      for (uint64_t i = begin; i < end; ++i) {
+        const uint8_t symbol = view.symbols[i];
+        if (!relevant_[symbol]) continue;
+        const int32_t nparams = pgParamCount(&view, i);
+        apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams);
+      }
     }
     out_.segments.resize(static_cast<size_t>(next_segment_ - out_.segments.data()));
     next_segment_ = nullptr;
@@ -109,6 +120,7 @@ class SerialInterpreter {
 
   const LSystemData& data_;
   Geometry& out_;
+  InterpretCancel cancel_;
   int32_t instance_;
   int max_depth_;
   PgTurtleView view_{};

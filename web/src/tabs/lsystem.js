@@ -1,15 +1,21 @@
 // The L-system tab (issue 20 point 2): edit a .l model and see it at once.
 // Every edit posts the text (and the sliders' overrides) to
-// /api/lsystem/geometry through a Channel — a newer edit aborts the request
-// in flight and the server cancels its derivation — and the reply's u16
-// positions and u8 colours go to the GPU as they arrive (no copies, no JSON
-// for the big data). Parse errors show at line:col in the editor and in the
-// error panel; the last good model stays on screen.
+// /api/lsystem/stream through a Channel — a newer edit aborts the request
+// in flight and the server cancels its derivation and interpretation — with
+// the view (viewport and camera): the reply is a preview sized to that view
+// (a big model's segments merged on a sub-pixel grid, docs/studio.md), then
+// the full geometry, which replaces it. The u16 positions and u8 colours go
+// to the GPU as they arrive (no copies, no JSON for the big data). Parse
+// errors show at line:col in the editor and in the error panel; the last
+// good model stays on screen.
 //
 // Test hooks: the pane dispatches a 'lsystem-rendered' event after each new
-// model is drawn ({version, requestedAt, receivedAt, renderedAt, header},
-// performance.now() times), and holds the editor and the viewer as
-// pane.lsystemEditor and pane.lsystemViewer.
+// model is drawn ({version, requestedAt, receivedAt, renderedAt, header};
+// header.final is false for a preview; performance.now() times), holds the
+// editor and the viewer as pane.lsystemEditor and pane.lsystemViewer, and
+// with pane.lsystemPreviewOnly = true keeps a preview on screen (the full
+// frame that follows it is not drawn), with pane.lsystemNoPreview = true asks
+// for the full frame only, and pane.lsystemUpdate() resends.
 import { Channel, getJson, getText, isSuperseded } from '../api.js';
 import { createEditor } from '../editor.js';
 import { button, el, errorBox as makeErrorBox, executionControls, formatCount, formatMs, select, setOptions, slider, tabLayout } from '../ui.js';
@@ -106,7 +112,7 @@ export default {
     }
 
     // --- requests
-    const channel = new Channel('/api/lsystem/geometry');
+    const channel = new Channel('/api/lsystem/stream');
     let modelName = 'lsystem';
     let fitNext = true;
     let timer = 0;
@@ -132,17 +138,21 @@ export default {
 
     async function update() {
       const requestedAt = performance.now();
-      let frame;
+      // The current view sizes the preview; not when the reply will refit the camera.
+      const request = fitNext || pane.lsystemNoPreview ? params() : { ...params(), view: viewer.viewState() };
+      let previewShown = false;
       try {
-        frame = await channel.post(params());
+        await channel.stream(request, (frame) => {
+          if (frame.header.final === false) previewShown = true;
+          else if (previewShown && pane.lsystemPreviewOnly) return;
+          showError(null);
+          show(frame, requestedAt, performance.now());
+        });
       } catch (error) {
         if (!isSuperseded(error)) showError(error);
-        return;
       }
-      const receivedAt = performance.now();
-      showError(null);
-      show(frame, requestedAt, receivedAt);
     }
+    pane.lsystemUpdate = update;
 
     function show({ header, buffers }, requestedAt, receivedAt) {
       const objects = [];
@@ -193,6 +203,7 @@ export default {
         `interpret ${formatMs(t.interpret_ms)}  encode ${formatMs(t.encode_ms)}`,
         `server ${formatMs(t.total_ms)}  round trip ${formatMs(roundTrip)}`,
       ];
+      if (h.lod) lines.push(`first view ${formatCount(h.lod.segments)} segments (${h.lod.cell} px grid, lod ${formatMs(t.lod_ms)})`);
       if (toScreen !== null) lines.push(`on screen ${formatMs(toScreen)}  (${h.backend}, ${h.threads} thr)`);
       stats.textContent = lines.join('\n');
     }
