@@ -40,7 +40,8 @@ namespace procgen {
 inline constexpr size_t kLargeBlockBytes = size_t{256} << 10;
 
 /// Smallest block carved from a huge-page slab (mid-size blocks: below
-/// kLargeBlockBytes, rounded up to a power of two, aligned to 16 KiB).
+/// kLargeBlockBytes, rounded up to a power of two, aligned to 16 KiB; under
+/// AddressSanitizer they stay malloc's, whose redzones catch overflows).
 inline constexpr size_t kMidBlockBytes = size_t{16} << 10;
 
 /// Size and alignment of the huge pages large blocks are laid out for.

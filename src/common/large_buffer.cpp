@@ -42,6 +42,13 @@ constexpr size_t roundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
 /// Size classes of the mid-size blocks: powers of two from kMidBlockBytes up
 /// to kLargeBlockBytes.
 constexpr int kMidClasses = 5;
+#if defined(PROCGEN_ASAN)
+// Under AddressSanitizer they stay malloc's, whose redzones catch overflows
+// of these (often test-sized) arrays; a slab has none between its blocks.
+constexpr size_t kSlabMinBytes = kLargeBlockBytes;
+#else
+constexpr size_t kSlabMinBytes = kMidBlockBytes;
+#endif
 static_assert((kMidBlockBytes << (kMidClasses - 1)) == kLargeBlockBytes, "the classes end where large blocks begin");
 
 int midClass(size_t bytes) {
@@ -159,7 +166,7 @@ void* takeMidBlock(BlockCache& c, int k) {
 }  // namespace
 
 void* allocateLarge(size_t bytes) {
-  if (bytes < kMidBlockBytes) return ::operator new(bytes == 0 ? 1 : bytes);
+  if (bytes < kSlabMinBytes) return ::operator new(bytes == 0 ? 1 : bytes);
   if (bytes < kLargeBlockBytes) {
     BlockCache& c = cache();
     std::lock_guard<std::mutex> lock(c.mutex);
@@ -206,7 +213,7 @@ void* allocateLarge(size_t bytes) {
 
 void deallocateLarge(void* p, size_t bytes) noexcept {
   if (p == nullptr) return;
-  if (bytes < kMidBlockBytes) {
+  if (bytes < kSlabMinBytes) {
     ::operator delete(p);
     return;
   }
