@@ -15,6 +15,10 @@
 //    again writes into pages that are already mapped;
 //  - resize(n) leaves new elements unset, so the first touch of a page is the
 //    store of the thread that computes it, in parallel on the cpu backend.
+//  - blocks from kMidBlockBytes up to kLargeBlockBytes are carved, in
+//    power-of-two size classes, from 2 MiB huge-page slabs and kept in their
+//    class when freed (malloc gave them 4 KiB pages and gave freed ones back
+//    to the kernel, so every call faulted them in again).
 // Smaller blocks come from ::operator new. Thread-safe.
 #pragma once
 
@@ -35,6 +39,11 @@ namespace procgen {
 /// even a 256 KiB array (64 faults) costs more than zeroing one huge page.
 inline constexpr size_t kLargeBlockBytes = size_t{256} << 10;
 
+/// Smallest block carved from a huge-page slab (mid-size blocks: below
+/// kLargeBlockBytes, rounded up to a power of two, aligned to 16 KiB; under
+/// AddressSanitizer they stay malloc's, whose redzones catch overflows).
+inline constexpr size_t kMidBlockBytes = size_t{16} << 10;
+
 /// Size and alignment of the huge pages large blocks are laid out for.
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
@@ -49,10 +58,12 @@ void* allocateLarge(size_t bytes);
 void deallocateLarge(void* p, size_t bytes) noexcept;
 
 /// Returns every kept block to the system (a one-shot benchmark that wants
-/// fresh pages, or a program about to sleep). Blocks in use are not affected.
+/// fresh pages, or a program about to sleep), and the mid-size slabs when no
+/// mid-size block is in use. Blocks in use are not affected.
 void releaseLargeBlocks() noexcept;
 
-/// Bytes held in kept (freed, not yet reused) large blocks.
+/// Bytes held in kept (freed, not yet reused) large blocks (mid-size blocks
+/// not counted).
 size_t keptLargeBlockBytes() noexcept;
 
 /// Allocator of the large arrays: memory from allocateLarge(), and growing a

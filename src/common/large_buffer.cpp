@@ -39,6 +39,40 @@ namespace {
 
 constexpr size_t roundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
+/// Size classes of the mid-size blocks: powers of two from kMidBlockBytes up
+/// to kLargeBlockBytes.
+constexpr int kMidClasses = 5;
+#if defined(PROCGEN_ASAN)
+// Under AddressSanitizer they stay malloc's, whose redzones catch overflows
+// of these (often test-sized) arrays; a slab has none between its blocks.
+constexpr size_t kSlabMinBytes = kLargeBlockBytes;
+#else
+constexpr size_t kSlabMinBytes = kMidBlockBytes;
+#endif
+static_assert((kMidBlockBytes << (kMidClasses - 1)) == kLargeBlockBytes, "the classes end where large blocks begin");
+
+int midClass(size_t bytes) {
+  int k = 0;
+  for (size_t size = kMidBlockBytes; size < bytes; size <<= 1) ++k;
+  return k;
+}
+
+/// Mid-size blocks (kMidBlockBytes <= size < kLargeBlockBytes) carved from
+/// 2 MiB huge-page slabs. Before, malloc served them: from fresh 4 KiB-paged
+/// mappings or heap growth, each page a fault, and freed heap tops went back
+/// to the kernel (glibc trims them), so even a steady-state derivation of
+/// tree-3d took 224 page faults per call for the small early steps' strings
+/// and per-chunk arrays. Freed blocks stay in their class for the next
+/// request; the slabs are unmapped only by releaseLargeBlocks() once no
+/// mid-size block is in use.
+struct MidPool {
+  std::vector<void*> free[kMidClasses];
+  std::vector<void*> slabs;
+  char* next = nullptr;  ///< unused rest of the newest slab
+  size_t left = 0;
+  size_t live = 0;  ///< blocks handed out and not freed
+};
+
 /// The blocks in use (address -> mapped size) and the kept free blocks. Never
 /// destroyed: vectors with static storage may free their blocks after every
 /// other static object is gone.
@@ -52,6 +86,7 @@ struct BlockCache {
   std::vector<Kept> kept;  ///< oldest first
   size_t kept_bytes = 0;
   size_t budget = 0;
+  MidPool mid;
 };
 
 BlockCache& cache() {
@@ -96,10 +131,47 @@ void unmapBlock(void* p, size_t bytes) noexcept {
 #endif
 }
 
+/// A mid-size block of class k (the caller holds c.mutex).
+void* takeMidBlock(BlockCache& c, int k) {
+  MidPool& m = c.mid;
+  const size_t size = kMidBlockBytes << k;
+  void* p = nullptr;
+  if (!m.free[k].empty()) {
+    p = m.free[k].back();
+    m.free[k].pop_back();
+    PROCGEN_UNPOISON(p, size);
+  } else {
+    if (m.left < size) {
+      // The rest of the slab goes to the smaller classes, largest first.
+      for (int j = k - 1; j >= 0; --j)
+        while (m.left >= (kMidBlockBytes << j)) {
+          m.free[j].push_back(m.next);
+          PROCGEN_POISON(m.next, kMidBlockBytes << j);
+          m.next += kMidBlockBytes << j;
+          m.left -= kMidBlockBytes << j;
+        }
+      m.slabs.reserve(m.slabs.size() + 1);
+      m.next = static_cast<char*>(mapBlock(kHugePageBytes));
+      m.left = kHugePageBytes;
+      m.slabs.push_back(m.next);
+    }
+    p = m.next;
+    m.next += size;
+    m.left -= size;
+  }
+  ++m.live;
+  return p;
+}
+
 }  // namespace
 
 void* allocateLarge(size_t bytes) {
-  if (bytes < kLargeBlockBytes) return ::operator new(bytes == 0 ? 1 : bytes);
+  if (bytes < kSlabMinBytes) return ::operator new(bytes == 0 ? 1 : bytes);
+  if (bytes < kLargeBlockBytes) {
+    BlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    return takeMidBlock(c, midClass(bytes));
+  }
   const size_t mapped = roundUp(bytes, kHugePageBytes);
   BlockCache& c = cache();
   {
@@ -141,11 +213,23 @@ void* allocateLarge(size_t bytes) {
 
 void deallocateLarge(void* p, size_t bytes) noexcept {
   if (p == nullptr) return;
-  if (bytes < kLargeBlockBytes) {
+  if (bytes < kSlabMinBytes) {
     ::operator delete(p);
     return;
   }
   BlockCache& c = cache();
+  if (bytes < kLargeBlockBytes) {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    const int k = midClass(bytes);
+    try {
+      c.mid.free[k].push_back(p);
+    } catch (...) {
+      // Out of memory for the list: the block is lost until its slab goes.
+    }
+    PROCGEN_POISON(p, kMidBlockBytes << k);
+    --c.mid.live;
+    return;
+  }
   std::vector<BlockCache::Kept> unmap;
   size_t mapped = roundUp(bytes, kHugePageBytes);
   {
@@ -181,12 +265,20 @@ void deallocateLarge(void* p, size_t bytes) noexcept {
 void releaseLargeBlocks() noexcept {
   BlockCache& c = cache();
   std::vector<BlockCache::Kept> unmap;
+  std::vector<void*> slabs;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     unmap.swap(c.kept);
     c.kept_bytes = 0;
+    if (c.mid.live == 0) {
+      slabs.swap(c.mid.slabs);
+      for (std::vector<void*>& list : c.mid.free) list.clear();
+      c.mid.next = nullptr;
+      c.mid.left = 0;
+    }
   }
   for (const BlockCache::Kept& b : unmap) unmapBlock(b.p, b.bytes);
+  for (void* slab : slabs) unmapBlock(slab, kHugePageBytes);
 }
 
 size_t keptLargeBlockBytes() noexcept {

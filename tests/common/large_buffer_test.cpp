@@ -5,9 +5,19 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <utility>
+#include <vector>
 
 #include "common/large_buffer.hpp"
 #include "procgen/memory.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LARGE_BUFFER_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LARGE_BUFFER_TEST_ASAN 1
+#endif
+#endif
 
 namespace {
 
@@ -86,6 +96,43 @@ TEST(LargeBuffer, ResizeLeavesNewElementsUnsetAndGrowthKeepsContents) {
   while (w.size() < 3 * before) w.push_back(static_cast<uint32_t>(w.size()));
   for (size_t i = 0; i < w.size(); i += 4099) ASSERT_EQ(w[i], i);
   EXPECT_EQ(w.back(), w.size() - 1);
+}
+
+TEST(LargeBuffer, MidSizeBlocksComeFromSlabsAndAreReusedInTheirClass) {
+  using procgen::kMidBlockBytes;
+  // Every size between the thresholds is writable in full, 16 KiB aligned,
+  // and blocks in use never overlap.
+  std::vector<std::pair<char*, size_t>> live;
+  for (size_t bytes = kMidBlockBytes; bytes < kLargeBlockBytes; bytes += 12345) {
+    auto* p = static_cast<char*>(allocateLarge(bytes));
+#if !defined(LARGE_BUFFER_TEST_ASAN)
+    EXPECT_TRUE(alignedTo(p, kMidBlockBytes)) << bytes;
+#endif
+    std::memset(p, static_cast<int>(live.size() & 0xff), bytes);
+    live.emplace_back(p, bytes);
+  }
+  for (size_t k = 0; k < live.size(); ++k) {
+    const auto [p, bytes] = live[k];
+    for (size_t i = 0; i < bytes; i += 4093) ASSERT_EQ(p[i], static_cast<char>(k & 0xff)) << k;
+  }
+  for (const auto& [p, bytes] : live) deallocateLarge(p, bytes);
+#if !defined(LARGE_BUFFER_TEST_ASAN)  // under ASan they stay malloc's (redzones)
+  // A freed block serves the next request of its power-of-two class (20 KiB
+  // and 30 KiB both round to 32 KiB), not one of another class.
+  void* a = allocateLarge(20 << 10);
+  deallocateLarge(a, 20 << 10);
+  void* b = allocateLarge(30 << 10);
+  EXPECT_EQ(b, a);
+  void* c = allocateLarge(40 << 10);
+  EXPECT_NE(c, a);
+  deallocateLarge(c, 40 << 10);
+  deallocateLarge(b, 30 << 10);
+#endif
+  // Below the mid-size threshold: plain operator new, default alignment.
+  void* small = allocateLarge(kMidBlockBytes - 1);
+  EXPECT_TRUE(alignedTo(small, __STDCPP_DEFAULT_NEW_ALIGNMENT__));
+  deallocateLarge(small, kMidBlockBytes - 1);
+  releaseLargeBlocks();
 }
 
 TEST(LargeBuffer, ZeroSizes) {
