@@ -12,11 +12,11 @@
 # the launcher is taken from this checkout.
 # On a busy machine compare the CPU columns: wall times grow with the load.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 report_only=0
 if [[ ${1:-} == --report ]]; then report_only=1; shift; fi
-dir=${1:-/tmp/procgen-ci-time}
+dir=$(realpath -m "${1:-/tmp/procgen-ci-time}")
 rev=${2:-HEAD}
+cd "$(dirname "$0")/.."
 tu_log=$dir/tu.tsv
 ci_log=$dir/ci.log
 
