@@ -6,6 +6,8 @@
 #   PROCGEN_WITH_STUDIO  AUTO (default): on when cpp-httplib is found;
 #                        ON: missing cpp-httplib is an error; OFF.
 # The page needs node and npm; without them the server runs and says so.
+# PROCGEN_STUDIO_PAGE=OFF leaves it out even then (scripts/fuzz.sh: the request
+# fuzzer needs the server, not the page).
 set(PROCGEN_HAVE_STUDIO OFF)
 set(PROCGEN_HAVE_STUDIO_PAGE OFF)
 if(PROCGEN_WITH_STUDIO STREQUAL "OFF")
@@ -29,7 +31,7 @@ find_program(PROCGEN_NODE NAMES node nodejs)
 find_program(PROCGEN_NPM NAMES npm)
 set(studio_web ${CMAKE_BINARY_DIR}/web)
 set(studio_assets "")
-if(PROCGEN_NODE AND PROCGEN_NPM)
+if(PROCGEN_STUDIO_PAGE AND PROCGEN_NODE AND PROCGEN_NPM)
   set(PROCGEN_HAVE_STUDIO_PAGE ON)
   file(MAKE_DIRECTORY ${studio_web})
   message(STATUS "procgen: cpp-httplib, node and npm found, studio ON (procgen serve, page bundled from web/)")
@@ -57,7 +59,11 @@ if(PROCGEN_NODE AND PROCGEN_NPM)
   endforeach()
 else()
   set(studio_bundle "")
-  message(STATUS "procgen: node/npm not found, studio built without its page (run scripts/install-deps.sh)")
+  if(NOT PROCGEN_STUDIO_PAGE)
+    message(STATUS "procgen: studio built without its page (PROCGEN_STUDIO_PAGE=OFF)")
+  else()
+    message(STATUS "procgen: node/npm not found, studio built without its page (run scripts/install-deps.sh)")
+  endif()
 endif()
 
 # The examples, so the page can offer them from any install.

@@ -12,6 +12,7 @@
 # merged here. None is needed so far: the ASan CLI over PoCL reported no leak.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/generator.sh
 build=${PROCGEN_ASAN_BUILD:-build-asan}
 jobs=$(nproc)
 # -g1: line tables only. Sanitizer reports keep file:line; full -g only makes the build slower.

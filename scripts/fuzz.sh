@@ -20,6 +20,7 @@ set -euo pipefail
 seconds=${1:-600}
 target=${2:-lsystem}
 cd "$(dirname "$0")/.."
+source scripts/generator.sh
 build=${PROCGEN_FUZZ_BUILD:-build-fuzz}  # another directory: PROCGEN_FUZZ_BUILD=...
 targets=()
 for f in tests/fuzz/fuzz_*.cpp; do
@@ -35,9 +36,10 @@ else
   exit 1
 fi
 # -g1: line tables only. Sanitizer reports keep file:line; full -g only makes the build slower.
+# The studio's request fuzzer needs its server, not its page (npm ci + esbuild).
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPROCGEN_BUILD_FUZZ=ON -DPROCGEN_SANITIZE=address,undefined \
-  -DPROCGEN_BUILD_TESTS=OFF -DPROCGEN_BUILD_BENCH=OFF \
+  -DPROCGEN_BUILD_TESTS=OFF -DPROCGEN_BUILD_BENCH=OFF -DPROCGEN_STUDIO_PAGE=OFF \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build "$build" -j2 --target "${run[@]/#/fuzz_}"
 mkdir -p "$build/artifacts"

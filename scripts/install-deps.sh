@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake pkg-config
+  ninja-build        # the CI scripts generate new build directories for Ninja (scripts/generator.sh)
   # core libraries
   librandom123-dev   # counter-based RNG (Philox) shared by C++ and OpenCL C
   libpng-dev         # PNG previews
