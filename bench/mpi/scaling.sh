@@ -18,11 +18,7 @@ set -eu
 PROCGEN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 REPEATS=${2:-3} WHICH=${3:-strong}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-ROOT=""
-[ "$(id -u)" = 0 ] && ROOT=--allow-run-as-root
+. "$SRC/bench/mpi/common.sh"
 RESULTS=$WORK/results.txt
 : > "$RESULTS"
 
@@ -30,20 +26,18 @@ RESULTS=$WORK/results.txt
 run() {
   name=$1 ranks=$2
   shift 2
-  if [ "$ranks" = plain ]; then launch=""; else
-    launch="mpirun $ROOT ${MPIRUN_OPTIONS:-} --oversubscribe --bind-to none -n $ranks"; fi
   rm -f stats.json err.txt
-  # shellcheck disable=SC2086
-  /usr/bin/time -f "%e %U %S" -o time.txt $launch "$PROCGEN" "$@" 2> err.txt || { cat err.txt; exit 1; }
-  read -r wall user sys < time.txt
+  # shellcheck disable=SC2046
+  timed $(launcher "$ranks") "$PROCGEN" "$@" 2> err.txt || { cat err.txt; exit 1; }
   own=""
   if [ -f stats.json ]; then
     own=$(tr ',{' '\n\n' < stats.json | sed -n 's/^ *"\([a-z_]*_ms\)": *\([0-9.]*\).*/\1 \2/p' |
           awk '!seen[$1]++' | tr '\n' ' ')
   fi
+  own=$(echo "$own" | awk '{ for (i = 1; i < NF; i += 2) if ($i == "gen_ms") printf "%s %s ", $i, $(i + 1)
+                             for (i = 1; i < NF; i += 2) if ($i != "gen_ms") printf "%s %s ", $i, $(i + 1) }')
   gen=$(sed -n 's/.* points in \([0-9.]*\) ms.*/\1/p' err.txt | head -1)
   [ -n "$gen" ] && own="gen_ms $gen"
-  cpu=$(awk "BEGIN { printf \"%.2f\", $user + $sys }")
   printf '%-13s R=%-5s wall %6.2f s  cpu %6.2f s  %s\n' "$name" "$ranks" "$wall" "$cpu" "$own"
   echo "$name $ranks $wall $cpu $own" >> "$RESULTS"
   rm -f ./*.png ./*.raw ./*.json ./*.nhdr ./*.glb
@@ -54,7 +48,6 @@ noise() { run "$1" "$2" noise perlin --size "$3" --backend cpu --threads 1 -o v.
 scene() { run "$1" "$2" scene "$SRC/examples/scenes/forest.scene" --backend cpu --threads 1 -o f.glb -q \
             --stats-json stats.json; }
 
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for rep in $(seq "$REPEATS"); do
   if [ "$WHICH" != weak ]; then
     for r in plain 1 2 4; do flame flame-strong "$r" 200; done

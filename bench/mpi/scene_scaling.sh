@@ -15,28 +15,23 @@
 # MPI start included) and rank_balance (the largest rank's modules written
 # and read / the mean; 1 for R = 1).
 set -eu
-PROCGEN=$1 REPEATS=${2:-3}
+PROCGEN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") REPEATS=${2:-3}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-ROOT=""
-[ "$(id -u)" = 0 ] && ROOT=--allow-run-as-root
+. "$SRC/bench/mpi/common.sh"
 field() { sed -n "s/^  \"$1\": \([0-9.e+-]*\).*/\1/p" stats.json | head -1; }
 run() {  # run NAME R scene-arguments...
   name=$1 ranks=$2
   shift 2
-  if [ "$ranks" = 1 ]; then launch=""; else launch="mpirun $ROOT --oversubscribe --bind-to none -n $ranks"; fi
-  /usr/bin/time -f "%e %U %S" -o time.txt $launch "$PROCGEN" scene "$@" --backend cpu --threads 1 -o forest.glb \
+  [ "$ranks" = 1 ] && ranks_or_plain=plain || ranks_or_plain=$ranks
+  # shellcheck disable=SC2046
+  timed $(launcher "$ranks_or_plain") "$PROCGEN" scene "$@" --backend cpu --threads 1 -o forest.glb \
     --stats-json stats.json -q
-  read -r wall user sys < time.txt
   printf '%-8s R=%d  wall %5.2f s  gen_ms %7.1f  cpu_ms %7.1f  work cpu %7.1f (max rank %7.1f) ms  job cpu %5.2f s  balance %.3f\n' \
     "$name" "$ranks" "$wall" "$(field gen_ms)" "$(field cpu_ms)" "$(field work_cpu_ms)" "$(field work_cpu_max_ms)" \
-    "$(awk "BEGIN { print $user + $sys }")" "$(b=$(field rank_balance); echo "${b:-1}")"
+    "$cpu" "$(b=$(field rank_balance); echo "${b:-1}")"
   rm -f ./*.glb ./*.json
 }
 FOREST=$SRC/examples/scenes/forest.scene
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for rep in $(seq "$REPEATS"); do
   for r in 1 2; do run forest "$r" "$FOREST"; done
   for r in 1 2; do run forest-6 "$r" "$FOREST" -n 6; done
