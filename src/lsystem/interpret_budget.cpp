@@ -307,24 +307,20 @@ class FiniteTracer {
 
 }  // namespace
 
-bool finiteGeometry(const Geometry& geometry) {
-  // A float is not finite when its exponent bits are all ones: adding one to
-  // the exponent field then carries into the sign bit. OR-ing that over every
-  // float vectorizes (no branch, no float arithmetic to keep in order).
-  static_assert(sizeof(Segment) == 10 * sizeof(uint32_t), "Segment: start, end, width, then integers");
-  auto flag = [](uint32_t w) { return (w & 0x7f800000u) + 0x00800000u; };
+bool finiteSegments(const Segment* segments, size_t n) {
   uint32_t bad = 0;
-  for (const Segment& s : geometry.segments) {
-    uint32_t w[10];
-    std::memcpy(w, &s, sizeof w);
-    for (int k = 0; k < 7; ++k) bad |= flag(w[k]);  // start, end, width
-  }
-  for (const Vec3& v : geometry.polygon_vertices) {
-    uint32_t w[3];
-    std::memcpy(w, &v, sizeof w);
-    for (int k = 0; k < 3; ++k) bad |= flag(w[k]);
-  }
+  for (size_t i = 0; i < n; ++i) bad |= nonFiniteBits(segments[i]);
   return !(bad & 0x80000000u);
+}
+
+bool finitePolygonVertices(const Geometry& geometry) {
+  uint32_t bad = 0;
+  for (const Vec3& v : geometry.polygon_vertices) bad |= nonFiniteBit(v.x) | nonFiniteBit(v.y) | nonFiniteBit(v.z);
+  return !(bad & 0x80000000u);
+}
+
+bool finiteGeometry(const Geometry& geometry) {
+  return finiteSegments(geometry.segments.data(), geometry.segments.size()) && finitePolygonVertices(geometry);
 }
 
 void throwNonFiniteGeometry(const LSystemData& data, const ModuleString& string, const InterpretOptions& options) {

@@ -5,7 +5,9 @@
 // stage and the size, on every backend alike.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "lsystem/lsystem_data.hpp"
@@ -35,6 +37,28 @@ struct InterpretSize {
 InterpretSize checkInterpretation(const LSystemData& data, const ModuleString& string, uint64_t begin,
                                   uint64_t end, uint64_t seed, uint64_t max_modules, uint64_t budget_bytes,
                                   uint64_t held_bytes, const std::string& stage);
+
+/// Bit 31 is set when `f` is not finite: its exponent bits are all ones, so
+/// adding one to the exponent field carries into the sign bit (below bit 31
+/// otherwise). OR-ing it over many floats vectorizes: no branch, no float
+/// arithmetic to keep in order.
+inline uint32_t nonFiniteBit(float f) {
+  uint32_t w;
+  std::memcpy(&w, &f, sizeof w);
+  return (w & 0x7f800000u) + 0x00800000u;
+}
+
+/// nonFiniteBit over the coordinates and width of one segment.
+inline uint32_t nonFiniteBits(const Segment& s) {
+  return nonFiniteBit(s.start.x) | nonFiniteBit(s.start.y) | nonFiniteBit(s.start.z) | nonFiniteBit(s.end.x) |
+         nonFiniteBit(s.end.y) | nonFiniteBit(s.end.z) | nonFiniteBit(s.width);
+}
+
+/// Whether every coordinate and width of segments [0, n) is finite. O(n).
+bool finiteSegments(const Segment* segments, size_t n);
+
+/// Whether every coordinate of the polygon vertices of `geometry` is finite.
+bool finitePolygonVertices(const Geometry& geometry);
 
 /// Whether every coordinate and width of `geometry` is finite. O(geometry).
 bool finiteGeometry(const Geometry& geometry);

@@ -33,11 +33,13 @@
 #include "common/large_buffer.hpp"
 #include "lsystem/cpu/interpret.hpp"
 
+#include <atomic>
 #include <vector>
 
 #include "common/assert.hpp"
 #include "lsystem/cpu/block_brackets.hpp"
 #include "cpu/executor.hpp"
+#include "lsystem/interpret_budget.hpp"
 #include "lsystem/interpret_cancel.hpp"
 #include "lsystem/interpret_module.hpp"
 #include "lsystem/pass_runner.hpp"
@@ -53,6 +55,8 @@ constexpr uint64_t kBlocksPerChunk = 8;
 constexpr uint64_t kSpawnBranch = 8192;
 /// Input modules per chunk of the homomorphism expansion.
 constexpr uint64_t kExpandChunk = uint64_t{1} << 14;
+/// Segments per chunk of the output's finiteness check (2.5 MiB).
+constexpr uint64_t kFiniteCheckChunk = uint64_t{1} << 16;
 
 /// d -> max(d + add, floor): the effect of a run of '{' / '}' on the polygon
 /// depth ('}' at depth 0 does nothing). Composes associatively.
@@ -100,6 +104,16 @@ class CpuInterpreter {
       : data_(data), options_(options), seed_(seed), exec_(threads), cancel_(options) {
     initTurtle(options.view, &view_, &initial_);
     for (int c = 0; c < PG_SYMBOL_COUNT; ++c) acts_[c] = pgTurtleActs(static_cast<uint8_t>(c)) != 0;
+  }
+
+  /// finiteSegments over [segments, segments + n), in chunks on the threads.
+  bool segmentsFinite(const Segment* segments, uint64_t n) {
+    const ChunkPlan plan = exec_.plan(n, kFiniteCheckChunk);
+    std::atomic<bool> finite{true};
+    exec_.forEachChunk(plan, [&](uint64_t c) {
+      if (!finiteSegments(segments + plan.begin(c), plan.end(c) - plan.begin(c))) finite.store(false);
+    });
+    return finite.load();
   }
 
   void run(const ModuleString& input, Geometry& out) {
@@ -561,10 +575,12 @@ class CpuInterpreter {
 
 }  // namespace
 
-void interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
+bool interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
                   uint64_t seed, Geometry& out) {
   CpuInterpreter interpreter(data, options, seed, options.execution.threads);
+  const size_t first = out.segments.size();
   interpreter.run(string, out);
+  return interpreter.segmentsFinite(out.segments.data() + first, out.segments.size() - first);
 }
 
 }  // namespace procgen::detail

@@ -7,8 +7,10 @@
 namespace procgen::detail {
 
 /// Appends the geometry of `string` to `out`, in the serial interpreter's
-/// order, using options.execution.threads threads (0: all cores).
-void interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
+/// order, using options.execution.threads threads (0: all cores). Returns
+/// whether every segment it appended is finite (checked on those threads);
+/// polygons not checked.
+bool interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
                   uint64_t seed, Geometry& out);
 
 }  // namespace procgen::detail

@@ -9,6 +9,7 @@
 
 #include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
+#include "lsystem/interpret_budget.hpp"
 #include "lsystem/interpret_cancel.hpp"
 #include "lsystem/interpret_module.hpp"
 #include "lsystem/lsystem_data.hpp"
@@ -82,9 +83,12 @@ class SerialInterpreter {
   // Sink of applyModule: geometry appended to out_ as it is drawn.
   bool inPolygon() const { return !polygon_starts_.empty(); }
   void segment(const float* prev, const PgTurtle& t) {
-    if (next_segment_) *next_segment_++ = makeSegment(prev, t, instance_);
-    else out_.segments.push_back(makeSegment(prev, t, instance_));
+    const Segment s = makeSegment(prev, t, instance_);
+    non_finite_ |= nonFiniteBits(s);
+    if (next_segment_) *next_segment_++ = s;
+    else out_.segments.push_back(s);
   }
+  bool segmentsFinite() const { return !(non_finite_ & 0x80000000u); }
   void vertex(const PgTurtle& t) { polygon_vertices_.push_back({t.pos[0], t.pos[1], t.pos[2]}); }
   void beginPolygon() { polygon_starts_.push_back(polygon_vertices_.size()); }
   void endPolygon(const PgTurtle& t) {
@@ -128,16 +132,20 @@ class SerialInterpreter {
   bool relevant_[PG_SYMBOL_COUNT] = {};
   std::vector<PgTurtle> stack_;
   Segment* next_segment_ = nullptr;  ///< walkPlain's output cursor (null: append)
+  /// nonFiniteBits of every segment drawn, OR-ed. 64-bit so that no store of
+  /// a Segment (floats, int32s) may alias it: walkPlain keeps it in a register.
+  uint64_t non_finite_ = 0;
   std::vector<size_t> polygon_starts_;
   std::vector<Vec3> polygon_vertices_;
 };
 
 }  // namespace
 
-void interpretSerial(const LSystemData& data, const ModuleString& string,
+bool interpretSerial(const LSystemData& data, const ModuleString& string,
                      const InterpretOptions& options, uint64_t seed, Geometry& out) {
   SerialInterpreter interpreter(data, options, out);
   interpreter.run(string, seed);
+  return interpreter.segmentsFinite();
 }
 
 }  // namespace procgen::detail
