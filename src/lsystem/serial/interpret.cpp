@@ -52,12 +52,9 @@ class SerialInterpreter {
     }
   }
 
-  /// No homomorphism: the string is drawn as it is. The turtle is a local and
-  /// segments go through a raw cursor into storage sized for every F and G,
-  /// so nothing the loop keeps in registers has to be reloaded after a store.
-  /// Flattened (everything it calls inlined into its loop): as a call per
-  /// module the turtle lived in memory, 10-30 % of the whole interpretation.
-  [[gnu::flatten]] void walkPlain(const ModuleString& s) {
+  /// No homomorphism: the string is drawn as it is, in chunks of modules,
+  /// asking keep_going between them.
+  void walkPlain(const ModuleString& s) {
     bool special = false;
     const uint64_t draws = countDrawSymbols(s.symbols.data(), s.size(), &special);
     const size_t base = out_.segments.size();
@@ -68,16 +65,29 @@ class SerialInterpreter {
     PgTurtle t = turtle_;
     for (uint64_t begin = 0; begin < view.length; begin += kKeepGoingModules) {
       cancel_.check();
-      const uint64_t end = std::min(view.length, begin + kKeepGoingModules);
-      for (uint64_t i = begin; i < end; ++i) {
-        const uint8_t symbol = view.symbols[i];
-        if (!relevant_[symbol]) continue;
-        const int32_t nparams = pgParamCount(&view, i);
-        apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams);
-      }
+      walkPlainChunk(view, begin, std::min(view.length, begin + kKeepGoingModules), t);
     }
     out_.segments.resize(static_cast<size_t>(next_segment_ - out_.segments.data()));
     next_segment_ = nullptr;
+  }
+
+  /// Modules [begin, end) of walkPlain. The turtle is a local and segments go
+  /// through a raw cursor into storage sized for every F and G, so nothing the
+  /// loop keeps in registers has to be reloaded after a store. Flattened
+  /// (everything it calls inlined into its loop): as a call per module the
+  /// turtle lived in memory, 10-30 % of the whole interpretation. Not inlined
+  /// into walkPlain: keep_going's call there (which clobbers every xmm
+  /// register) put the turtle back in memory, 17 % of plant-2d's interpretation.
+  [[gnu::flatten, gnu::noinline]] void walkPlainChunk(const PgStringView& view, uint64_t begin, uint64_t end,
+                                                      PgTurtle& turtle) {
+    PgTurtle t = turtle;
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint8_t symbol = view.symbols[i];
+      if (!relevant_[symbol]) continue;
+      const int32_t nparams = pgParamCount(&view, i);
+      apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams);
+    }
+    turtle = t;
   }
 
   // Sink of applyModule: geometry appended to out_ as it is drawn.
