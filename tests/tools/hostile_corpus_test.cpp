@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <malloc.h>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -35,6 +36,7 @@
 #include "common/backends.hpp"
 #include "common/cli_run.hpp"
 #include "common/sanitizer.hpp"
+#include "procgen/memory.hpp"
 
 namespace {
 
@@ -303,6 +305,12 @@ Outcome runLimited(const std::vector<std::string>& args, const fs::path& out, co
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // A forked child's peak RSS (ru_maxrss) starts at this process's resident
+  // size, which exec does not reset: give back what earlier tests in this
+  // process keep (reused large blocks, malloc's free lists) so that the
+  // figure is the command's own.
+  procgen::releaseLargeBlocks();
+  malloc_trim(0);
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   if (pid == 0) {
