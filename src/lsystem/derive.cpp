@@ -8,7 +8,6 @@
 // executed.
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <span>
@@ -17,6 +16,7 @@
 #include "common/dispatch.hpp"
 #include "common/large_buffer.hpp"
 #include "lsystem/derive_stages.hpp"
+#include "lsystem/interpret_budget.hpp"
 #include "lsystem/memory_budget.hpp"
 #include "lsystem/opencl/pass_runner.hpp"
 #include "lsystem/pass_runner.hpp"
@@ -137,10 +137,9 @@ class Deriver {
   /// once made the SVG writer loop; `.txt` wrote `F(-nan)`), so a final string
   /// with a non-finite parameter is an error naming the module (issue 16).
   void checkFiniteParameters(const ModuleString& s) const {
-    // Not finite: the exponent bits all ones; or-ing over the array vectorizes.
-    uint32_t bad = 0;
-    for (const float p : s.params) bad |= (std::bit_cast<uint32_t>(p) & 0x7f800000u) + 0x00800000u;
-    if (!(bad & 0x80000000u)) return;
+    uint32_t bad = 0;  // or-ing over the array vectorizes
+    for (const float p : s.params) bad |= nonFiniteBit(p);
+    if (finiteBits(bad)) return;
     for (uint64_t i = 0; i < s.size(); ++i) {
       for (uint64_t k = s.param_offsets[i]; k < s.param_offsets[i + 1]; ++k) {
         if (std::isfinite(s.params[k])) continue;

@@ -2,6 +2,7 @@
 #include "common/dispatch.hpp"
 #include "lsystem/cpu/interpret.hpp"
 #include "lsystem/interpret_budget.hpp"
+#include "lsystem/interpret_cancel.hpp"
 #include "lsystem/memory_budget.hpp"
 #include "lsystem/opencl/interpret.hpp"
 #include "lsystem/serial/interpret.hpp"
@@ -14,7 +15,7 @@ Geometry interpret(const LSystem& lsystem, const ModuleString& string, const Int
   const detail::LSystemData& data = lsystem.data();
   detail::checkInterpretation(data, string, 0, string.size(), options.seed, options.max_modules,
                               options.memory_budget_bytes, detail::MemoryBudget::bytesOf(string), "interpretation");
-  if (options.keep_going && !options.keep_going()) throw InterpretCancelled();
+  detail::InterpretCancel(options).check();  // before the first stage, as every backend asks between its own
   // The serial and cpu interpreters test their segments for finiteness as
   // they draw (or on their threads): a second serial pass over the whole
   // output here cost 15-25 % of a steady-state interpretation.

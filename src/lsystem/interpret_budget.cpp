@@ -310,13 +310,13 @@ class FiniteTracer {
 bool finiteSegments(const Segment* segments, size_t n) {
   uint32_t bad = 0;
   for (size_t i = 0; i < n; ++i) bad |= nonFiniteBits(segments[i]);
-  return !(bad & 0x80000000u);
+  return finiteBits(bad);
 }
 
 bool finitePolygonVertices(const Geometry& geometry) {
   uint32_t bad = 0;
   for (const Vec3& v : geometry.polygon_vertices) bad |= nonFiniteBit(v.x) | nonFiniteBit(v.y) | nonFiniteBit(v.z);
-  return !(bad & 0x80000000u);
+  return finiteBits(bad);
 }
 
 bool finiteGeometry(const Geometry& geometry) {

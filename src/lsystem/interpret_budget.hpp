@@ -54,6 +54,9 @@ inline uint32_t nonFiniteBits(const Segment& s) {
          nonFiniteBit(s.end.y) | nonFiniteBit(s.end.z) | nonFiniteBit(s.width);
 }
 
+/// Whether no float behind `bits` (nonFiniteBit(s) OR-ed together) was non-finite.
+inline bool finiteBits(uint64_t bits) { return !(bits & 0x80000000u); }
+
 /// Whether every coordinate and width of segments [0, n) is finite. O(n).
 bool finiteSegments(const Segment* segments, size_t n);
 

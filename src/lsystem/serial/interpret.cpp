@@ -98,7 +98,7 @@ class SerialInterpreter {
     if (next_segment_) *next_segment_++ = s;
     else out_.segments.push_back(s);
   }
-  bool segmentsFinite() const { return !(non_finite_ & 0x80000000u); }
+  bool segmentsFinite() const { return finiteBits(non_finite_); }
   void vertex(const PgTurtle& t) { polygon_vertices_.push_back({t.pos[0], t.pos[1], t.pos[2]}); }
   void beginPolygon() { polygon_starts_.push_back(polygon_vertices_.size()); }
   void endPolygon(const PgTurtle& t) {
