@@ -34,6 +34,7 @@
 #include "octree/keys.h"
 #include "common/chunk_plan.hpp"
 #include "octree/points.h"
+#include "octree/stages.hpp"
 #include "primitives/primitives.hpp"
 #include "procgen/budget.hpp"
 #include "procgen/error.hpp"
@@ -99,10 +100,9 @@ OctreeCube rootCube(Par& par, const OctreePoints& points) {
       parts[c] = p;
     });
   });
-  OctreeCube cube;
-  double hi[3];
+  double lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
-    cube.min[a] = std::numeric_limits<double>::infinity();
+    lo[a] = std::numeric_limits<double>::infinity();
     hi[a] = -std::numeric_limits<double>::infinity();
   }
   for (const Part& p : parts) {
@@ -116,11 +116,11 @@ OctreeCube rootCube(Par& par, const OctreePoints& points) {
       }
     }
     for (int a = 0; a < 3; ++a) {
-      cube.min[a] = std::min(cube.min[a], p.lo[a]);
+      lo[a] = std::min(lo[a], p.lo[a]);
       hi[a] = std::max(hi[a], p.hi[a]);
     }
   }
-  cube.side = std::max({hi[0] - cube.min[0], hi[1] - cube.min[1], hi[2] - cube.min[2]});
+  const OctreeCube cube = cubeFromBounds(lo, hi);
   if (!std::isfinite(cube.side))
     throw Error("octree: the points' extent overflows a double (coordinates too far apart)");
   return cube;

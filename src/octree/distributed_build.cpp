@@ -145,9 +145,8 @@ OctreeCube globalRootCube(const OctreePoints& points, uint64_t first, uint64_t t
     failEverywhere(message, mine);
   }
   distributed::allReduce(std::span<double>(bounds, 6), distributed::ReduceOp::kMin);
-  OctreeCube cube;
-  for (int a = 0; a < 3; ++a) cube.min[a] = bounds[a];
-  cube.side = std::max({-bounds[3] - bounds[0], -bounds[4] - bounds[1], -bounds[5] - bounds[2]});
+  const double hi[3] = {-bounds[3], -bounds[4], -bounds[5]};
+  const OctreeCube cube = cubeFromBounds(bounds, hi);
   if (!std::isfinite(cube.side))
     failEverywhere("octree: the points' extent overflows a double (coordinates too far apart)", distributed::isRoot());
   return cube;

@@ -6,12 +6,27 @@
 // the opencl twins the device index (Execution::device).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "procgen/octree.hpp"
 
 namespace procgen::octree_impl {
+
+/// The root cube from the points' bounds, one rule for every producer (the
+/// serial/cpu chunks, the opencl reduction, the ranks of an MPI job): the side
+/// is the largest extent, and a zero minimum or side is +0.0. Which zero
+/// std::min(-0.0, +0.0) returns depends on the operands' order (a chunk plan,
+/// work-groups, an MPI reduction), and the cube is written to .octree files
+/// byte for byte. Keys do not change: x - (-0.0) == x - (+0.0).
+inline OctreeCube cubeFromBounds(const double lo[3], const double hi[3]) {
+  OctreeCube cube;
+  for (int a = 0; a < 3; ++a) cube.min[a] = lo[a] + 0.0;  // -0.0 + 0.0 == +0.0 (no fast-math here)
+  // + 0.0 again: all points on one plane of zeros give -0.0 - (+0.0) == -0.0.
+  cube.side = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}) + 0.0;
+  return cube;
+}
 
 #define PROCGEN_OCTREE_STAGES(...)                                                                                \
   OctreeCube rootCube(__VA_ARGS__ const OctreePoints& points);                                                   \

@@ -172,6 +172,41 @@ TEST_P(OctreeBackendParity, RootCubeAndKeysEqualSerial) {
   }
 }
 
+// Both zeros among the smallest coordinates, in either order and in different
+// chunks (the cpu plans cut at 2^16 points): every backend's cube starts at
+// +0.0, since the .octree file stores the minimum byte for byte and
+// min(-0.0, +0.0) depends on which operand comes first.
+TEST_P(OctreeBackendParity, RootCubeOfSignedZerosStartsAtPlusZero) {
+  const uint64_t n = (uint64_t{1} << 17) + 5;
+  for (const bool negative_first : {true, false}) {
+    SCOPED_TRACE(negative_first ? "-0.0 first" : "+0.0 first");
+    std::vector<double> xyz(3 * n);
+    for (uint64_t i = 0; i < n; ++i)
+      for (int a = 0; a < 3; ++a) xyz[3 * i + a] = 1.0 + double((i * (a + 3)) % 97);
+    const double first = negative_first ? -0.0 : 0.0, last = negative_first ? 0.0 : -0.0;
+    for (int a = 0; a < 3; ++a) {
+      xyz[a] = first;
+      xyz[3 * (n / 2) + a] = last;
+      xyz[3 * (n - 1) + a] = first;
+    }
+    const OctreeCube cube = octreeRootCube(OctreePoints::of(xyz), execution());
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_EQ(cube.min[a], 0.0);
+      EXPECT_FALSE(std::signbit(cube.min[a])) << "axis " << a;
+    }
+    EXPECT_EQ(cube.side, 97.0);  // from 0 to 1 + 96
+    Octree tree = buildOctree(OctreePoints::of(xyz), OctreeOptions{}, execution());
+    for (int a = 0; a < 3; ++a) EXPECT_FALSE(std::signbit(tree.cube.min[a])) << "axis " << a;
+    // Every point at the origin: the side is zero too, and +0.0.
+    for (uint64_t i = 0; i < n; ++i)
+      for (int a = 0; a < 3; ++a) xyz[3 * i + a] = (i % 3 == 0) == negative_first ? -0.0 : 0.0;
+    const OctreeCube origin = octreeRootCube(OctreePoints::of(xyz), execution());
+    EXPECT_EQ(origin.side, 0.0);
+    EXPECT_FALSE(std::signbit(origin.side));
+    for (int a = 0; a < 3; ++a) EXPECT_FALSE(std::signbit(origin.min[a])) << "axis " << a;
+  }
+}
+
 TEST_P(OctreeBackendParity, BadPointsAndBudgetFailAsOnSerial) {
   std::vector<double> xyz = generated(PointDistribution::kUniform, 2000, 6);
   for (double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {

@@ -170,20 +170,19 @@ OctreeCube deviceRootCube(OctreeDevice& d, Kernels& k, const OctreePoints& point
   std::vector<uint64_t> first_bad(runs);
   bounds.read(b.data(), b.size() * sizeof(double));
   bad.read(first_bad.data(), runs * sizeof(uint64_t));
-  OctreeCube cube;
-  double hi[3];
+  double lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
-    cube.min[a] = std::numeric_limits<double>::infinity();
+    lo[a] = std::numeric_limits<double>::infinity();
     hi[a] = -std::numeric_limits<double>::infinity();
   }
   for (uint64_t r = 0; r < runs; ++r) {
     if (first_bad[r] != n) serial::rootCube(OctreePoints{points.xyz32, points.xyz64, first_bad[r] + 1});
     for (int a = 0; a < 3; ++a) {
-      cube.min[a] = std::min(cube.min[a], b[6 * r + a]);
+      lo[a] = std::min(lo[a], b[6 * r + a]);
       hi[a] = std::max(hi[a], b[6 * r + 3 + a]);
     }
   }
-  cube.side = std::max({hi[0] - cube.min[0], hi[1] - cube.min[1], hi[2] - cube.min[2]});
+  const OctreeCube cube = cubeFromBounds(lo, hi);
   if (!std::isfinite(cube.side)) return serial::rootCube(points);  // throws the overflow error
   return cube;
 }
