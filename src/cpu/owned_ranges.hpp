@@ -21,6 +21,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <thread>
+#include <utility>
 
 #include "cpu/executor.hpp"
 
@@ -29,13 +31,42 @@ namespace procgen::detail {
 /// Runs body(worker, item) for every item in [0, n), each once, on
 /// exec.threads() workers (worker in [0, threads)); returns when all have run.
 /// Items of one worker run in increasing order within each share it takes.
-template <typename Body>
-void forEachItemInOwnedShares(CpuExecutor& exec, uint64_t n, Body&& body) {
+/// Before any item, prepare(job) runs for every job in [0, jobs), each once,
+/// on whichever workers have arrived (independent jobs: a stage's tables).
+/// The calling thread takes them as soon as it has woken the others, so the
+/// preparation overlaps their wake-up instead of delaying it (on this guest
+/// the wake-up syscall costs the caller ~9 µs and a sleeping worker starts
+/// ~20 µs later). A worker that finds every job taken waits (yielding) for
+/// the last one to finish.
+template <typename Prepare, typename Body>
+void forEachItemInOwnedShares(CpuExecutor& exec, uint64_t n, uint64_t jobs, Prepare&& prepare, Body&& body) {
   const int workers = exec.threads();
   if (workers == 1 || n <= 1) {
+    for (uint64_t j = 0; j < jobs; ++j) prepare(j);
     for (uint64_t i = 0; i < n; ++i) body(0, i);
     return;
   }
+  // The preparation: jobs claimed from one counter; `finished` counts those
+  // done (or failed: a throwing job must not leave the others waiting).
+  struct alignas(64) Preparation {
+    std::atomic<uint64_t> next{0};
+    std::atomic<uint64_t> finished{0};
+    std::atomic<bool> failed{false};
+  } preparation;
+  auto prepareAll = [&] {
+    for (uint64_t j; (j = preparation.next.fetch_add(1, std::memory_order_relaxed)) < jobs;) {
+      try {
+        prepare(j);
+      } catch (...) {
+        preparation.failed.store(true, std::memory_order_relaxed);
+        preparation.finished.fetch_add(1, std::memory_order_release);
+        throw;
+      }
+      preparation.finished.fetch_add(1, std::memory_order_release);
+    }
+    while (preparation.finished.load(std::memory_order_acquire) < jobs) std::this_thread::yield();
+    return !preparation.failed.load(std::memory_order_relaxed);
+  };
   // Shares count units of `group` consecutive items, fewer than 2^32.
   const uint64_t group = n / 0xffffffffu + 1;
   const uint64_t units = (n + group - 1) / group;
@@ -53,6 +84,7 @@ void forEachItemInOwnedShares(CpuExecutor& exec, uint64_t n, Body&& body) {
     shares[w].items.store(pack(units * w / workers, units * (w + 1) / workers), std::memory_order_relaxed);
 
   exec.forEachWorker([&](int w) {
+    if (!prepareAll()) return;
     std::atomic<uint64_t>& own = shares[w].items;
     for (;;) {
       // Claim the front item of the own share.
@@ -91,6 +123,12 @@ void forEachItemInOwnedShares(CpuExecutor& exec, uint64_t n, Body&& body) {
       if (!stole) return;
     }
   });
+}
+
+/// The same without preparation jobs.
+template <typename Body>
+void forEachItemInOwnedShares(CpuExecutor& exec, uint64_t n, Body&& body) {
+  forEachItemInOwnedShares(exec, n, 0, [](uint64_t) {}, std::forward<Body>(body));
 }
 
 }  // namespace procgen::detail

@@ -36,6 +36,15 @@ class OptimizedGrid {
   /// Precomputes the per-axis tables of every octave. `setup` must outlive this.
   explicit OptimizedGrid(const NoiseSetup& setup);
 
+  /// Lays out the blocks but leaves the tables to buildTable(job) for every
+  /// job in [0, tableJobs()) — independent jobs (one octave and axis each),
+  /// any thread, any order, all done before the first runBlock. The cpu stage
+  /// builds them while its workers wake up.
+  enum TablesLater { kTablesLater };
+  OptimizedGrid(const NoiseSetup& setup, TablesLater);
+  uint64_t tableJobs() const { return table_jobs_; }
+  void buildTable(uint64_t job);
+
   /// Blocks to run (each a few rows sharing the cached hash prefixes).
   uint64_t blockCount() const { return block_count_; }
 
@@ -67,6 +76,7 @@ class OptimizedGrid {
   uint64_t prefix_count_ = 1;  // blocks along the middle axes (all but x and the last)
   uint64_t rows_per_block_ = 1;
   uint64_t block_count_ = 0;
+  uint64_t table_jobs_ = 0;
 };
 
 /// Test hook: the instruction set the optimized grid uses — 0 the best this

@@ -2,7 +2,9 @@
 // paper §4.2–4.3, one block of rows at a time per worker instead of one
 // work-group) spread over the CpuExecutor's workers in contiguous shares
 // (cpu/owned_ranges.hpp). The workers run the serial stage's kernel on one
-// OptimizedGrid (per-axis tables built once per call, read by all). A point's
+// OptimizedGrid (per-axis tables built once per call, read by all; built
+// inside the fork, as its preparation jobs, so that the calling thread builds
+// them while the sleeping worker wakes instead of before waking it). A point's
 // arithmetic does not depend on the block it falls in or the worker that runs
 // it, so the grid is bit-identical to serial at every thread count; the
 // workers' min/max are combined afterwards (exact in any order).
@@ -31,14 +33,18 @@ NoiseRange cpuOptimizedGrid(const NoiseSetup& setup, std::span<float> out, int t
     for (const NoiseRange& r : ranges) range = combineRanges(range, r);
     return range;
   }
-  const OptimizedGrid grid(setup);
+  // The tables are built inside the fork, by the workers that have arrived,
+  // while the others wake up.
+  OptimizedGrid grid(setup, OptimizedGrid::kTablesLater);
   struct alignas(64) WorkerRange {
     NoiseRange range = emptyRange();
   };
   std::vector<WorkerRange> ranges(static_cast<size_t>(exec.threads()));
-  forEachItemInOwnedShares(exec, grid.blockCount(), [&](int worker, uint64_t block) {
-    ranges[worker].range = combineRanges(ranges[worker].range, grid.runBlock(block, out));
-  });
+  forEachItemInOwnedShares(
+      exec, grid.blockCount(), grid.tableJobs(), [&](uint64_t job) { grid.buildTable(job); },
+      [&](int worker, uint64_t block) {
+        ranges[worker].range = combineRanges(ranges[worker].range, grid.runBlock(block, out));
+      });
   NoiseRange range = emptyRange();
   for (const WorkerRange& r : ranges) range = combineRanges(range, r.range);
   return range;

@@ -776,62 +776,15 @@ bool OptimizedGrid::handles(const NoiseSetup& setup) {
   return (setup.cfg.type == PG_NOISE_PERLIN || setup.cfg.type == PG_NOISE_VALUE) && setup.cfg.warp == PG_WARP_NONE;
 }
 
-OptimizedGrid::OptimizedGrid(const NoiseSetup& setup) : setup_(setup) {
+OptimizedGrid::OptimizedGrid(const NoiseSetup& setup) : OptimizedGrid(setup, kTablesLater) {
+  for (uint64_t job = 0; job < tableJobs(); ++job) buildTable(job);
+}
+
+OptimizedGrid::OptimizedGrid(const NoiseSetup& setup, TablesLater) : setup_(setup) {
   const int dims = setup.lattice_dims;
-  const int octaves = setup.cfg.octaves;
-  const uint64_t nx = setup.size[0];
-  padded_ = (nx + 15) / 16 * 16;
-  tables_.resize(static_cast<size_t>(octaves) * 4);
-  for (int o = 0; o < octaves; ++o) {
-    for (int d = 0; d < dims; ++d) {
-      AxisTable& t = tables_[o * 4 + d];
-      const uint64_t n = setup.size[d];
-      const size_t len = d == 0 ? padded_ : n;
-      t.c0.resize(len);
-      t.c1.resize(len);
-      t.f.resize(len);
-      t.u.resize(len);
-      const int32_t period = setup.cfg.period[o][d];
-      for (size_t i = 0; i < len; ++i) {
-        const uint64_t at = std::min<uint64_t>(i, n - 1);  // padding repeats the last column
-        if (i > 0 && at == i - 1) {
-          t.c0[i] = t.c0[i - 1];
-          t.c1[i] = t.c1[i - 1];
-          t.f[i] = t.f[i - 1];
-          t.u[i] = t.u[i - 1];
-          continue;
-        }
-        splitLatticeCoordinate(setup, o, d, setup.fieldCoordinate(d, at), t.c0[i], t.f[i]);
-        t.c1[i] = pgNoiseNext(t.c0[i], period);
-        t.u[i] = pgNoiseFade(t.f[i]);
-      }
-      if (d != 0) continue;
-      // Coefficient mode when the lattice step along x is at most 0.75 cells
-      // (then neighbouring columns are at most one cell apart, and a cell
-      // holds 4/3 points or more) and a row holds more than one vector.
-      const double cell_step = setup.step * setup.scale[o][0];
-      t.coefficients = cell_step <= 0.75 && nx >= 16;
-      if (!t.coefficients) continue;
-      t.ord.resize(len);
-      int32_t ord = 0;
-      t.cell0.assign(1, t.c0[0]);
-      t.cell1.assign(1, t.c1[0]);
-      for (size_t i = 0; i < len; ++i) {
-        if (i > 0 && t.c0[i] != t.c0[i - 1]) {
-          ++ord;
-          t.cell0.push_back(t.c0[i]);
-          t.cell1.push_back(t.c1[i]);
-        }
-        t.ord[i] = ord;
-      }
-      // Pad the cells to whole vectors plus one, so that every column's
-      // window of 16 cells stays inside.
-      t.cell_count = t.cell0.size();
-      const size_t cells = (t.cell0.size() + 15) / 16 * 16 + 16;
-      t.cell0.resize(cells, t.cell0.back());
-      t.cell1.resize(cells, t.cell1.back());
-    }
-  }
+  padded_ = (setup.size[0] + 15) / 16 * 16;
+  tables_.resize(static_cast<size_t>(setup.cfg.octaves) * 4);
+  table_jobs_ = static_cast<uint64_t>(setup.cfg.octaves) * static_cast<uint64_t>(dims);
   // Blocks: every index along the middle axes, times runs of rows along the
   // last axis; at least 64 blocks where the grid allows, for the cpu stage.
   const int last = dims - 1;
@@ -841,6 +794,60 @@ OptimizedGrid::OptimizedGrid(const NoiseSetup& setup) : setup_(setup) {
   const uint64_t runs = std::min<uint64_t>(setup.size[last], want);
   rows_per_block_ = (setup.size[last] + runs - 1) / runs;
   block_count_ = prefix_count_ * ((setup.size[last] + rows_per_block_ - 1) / rows_per_block_);
+}
+
+void OptimizedGrid::buildTable(uint64_t job) {
+  const NoiseSetup& setup = setup_;
+  const uint64_t dims = static_cast<uint64_t>(setup.lattice_dims);
+  const int o = static_cast<int>(job / dims);
+  const int d = static_cast<int>(job % dims);
+  const uint64_t nx = setup.size[0];
+  AxisTable& t = tables_[o * 4 + d];
+  const uint64_t n = setup.size[d];
+  const size_t len = d == 0 ? padded_ : n;
+  t.c0.resize(len);
+  t.c1.resize(len);
+  t.f.resize(len);
+  t.u.resize(len);
+  const int32_t period = setup.cfg.period[o][d];
+  for (size_t i = 0; i < len; ++i) {
+    const uint64_t at = std::min<uint64_t>(i, n - 1);  // padding repeats the last column
+    if (i > 0 && at == i - 1) {
+      t.c0[i] = t.c0[i - 1];
+      t.c1[i] = t.c1[i - 1];
+      t.f[i] = t.f[i - 1];
+      t.u[i] = t.u[i - 1];
+      continue;
+    }
+    splitLatticeCoordinate(setup, o, d, setup.fieldCoordinate(d, at), t.c0[i], t.f[i]);
+    t.c1[i] = pgNoiseNext(t.c0[i], period);
+    t.u[i] = pgNoiseFade(t.f[i]);
+  }
+  if (d != 0) return;
+  // Coefficient mode when the lattice step along x is at most 0.75 cells
+  // (then neighbouring columns are at most one cell apart, and a cell
+  // holds 4/3 points or more) and a row holds more than one vector.
+  const double cell_step = setup.step * setup.scale[o][0];
+  t.coefficients = cell_step <= 0.75 && nx >= 16;
+  if (!t.coefficients) return;
+  t.ord.resize(len);
+  int32_t ord = 0;
+  t.cell0.assign(1, t.c0[0]);
+  t.cell1.assign(1, t.c1[0]);
+  for (size_t i = 0; i < len; ++i) {
+    if (i > 0 && t.c0[i] != t.c0[i - 1]) {
+      ++ord;
+      t.cell0.push_back(t.c0[i]);
+      t.cell1.push_back(t.c1[i]);
+    }
+    t.ord[i] = ord;
+  }
+  // Pad the cells to whole vectors plus one, so that every column's
+  // window of 16 cells stays inside.
+  t.cell_count = t.cell0.size();
+  const size_t cells = (t.cell0.size() + 15) / 16 * 16 + 16;
+  t.cell0.resize(cells, t.cell0.back());
+  t.cell1.resize(cells, t.cell1.back());
 }
 
 NoiseRange OptimizedGrid::runBlock(uint64_t b, std::span<float> out) const {
