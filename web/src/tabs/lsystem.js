@@ -15,7 +15,9 @@
 // editor and the viewer as pane.lsystemEditor and pane.lsystemViewer, and
 // with pane.lsystemPreviewOnly = true keeps a preview on screen (the full
 // frame that follows it is not drawn), with pane.lsystemNoPreview = true asks
-// for the full frame only, and pane.lsystemUpdate() resends.
+// for the full frame only, with pane.lsystemPreviewCell = c asks for a
+// preview on a grid of c pixels (default PREVIEW_CELL), and
+// pane.lsystemUpdate() resends.
 import { Channel, getJson, getText, isSuperseded } from '../api.js';
 import { createEditor } from '../editor.js';
 import { button, el, errorBox as makeErrorBox, executionControls, formatCount, formatMs, select, setOptions, slider, tabLayout } from '../ui.js';
