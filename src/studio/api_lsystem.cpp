@@ -22,6 +22,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -231,24 +232,44 @@ void forRanges(size_t n, int threads, Body&& body) {
   for (std::thread& w : workers) w.join();
 }
 
-/// Geometry::bounds() in parallel (one pass over segments, one over vertices).
-Bounds parallelBounds(const Geometry& g, int threads) {
+/// What every frame of a model needs from all of its segments: their
+/// bounds with the polygons' (the quantizer's box, shared by the preview and
+/// the full frame) and whether every segment has one colour (then sent in
+/// the header, not per vertex).
+struct SegmentFacts {
+  Bounds bounds;
+  bool one_color = true;
+  /// Adds segments [begin, end) of `g`.
+  void addSegments(const Geometry& g, size_t begin, size_t end) {
+    const int32_t first_color = g.segments.empty() ? 0 : g.segments[0].color & 15;
+    bool same = true;
+    for (size_t i = begin; i < end; ++i) {
+      const Segment& s = g.segments[i];
+      bounds.add(s.start), bounds.add(s.end);
+      same &= (s.color & 15) == first_color;
+    }
+    one_color = one_color && same;
+  }
+  void merge(const SegmentFacts& other) {
+    if (!other.bounds.empty()) bounds.add(other.bounds.min), bounds.add(other.bounds.max);
+    one_color = one_color && other.one_color;
+  }
+  void addPolygons(const Geometry& g) {
+    for (const Vec3& v : g.polygon_vertices) bounds.add(v);
+  }
+};
+
+/// SegmentFacts of `g`, one parallel pass over the segments.
+SegmentFacts segmentFacts(const Geometry& g, int threads) {
   std::mutex mutex;
-  Bounds total;
-  auto merge = [&](const Bounds& b) {
-    if (b.empty()) return;
-    std::lock_guard lock(mutex);
-    total.add(b.min);
-    total.add(b.max);
-  };
+  SegmentFacts total;
   forRanges(g.segments.size(), threads, [&](size_t begin, size_t end) {
-    Bounds b;
-    for (size_t i = begin; i < end; ++i) b.add(g.segments[i].start), b.add(g.segments[i].end);
-    merge(b);
+    SegmentFacts part;
+    part.addSegments(g, begin, end);
+    std::lock_guard lock(mutex);
+    total.merge(part);
   });
-  Bounds vertices;
-  for (const Vec3& v : g.polygon_vertices) vertices.add(v);
-  merge(vertices);
+  total.addPolygons(g);
   return total;
 }
 
@@ -277,10 +298,10 @@ struct SegmentList {
 /// The frame of `list` (the model's segments, or its preview's) and the
 /// model's polygons: positions quantized into `bounds` (the model's, so a
 /// preview and its full frame share one convention and one camera fit).
-Frame geometryFrame(const Model& model, const SegmentList& list, const Bounds& bounds, Job& job) {
+Frame geometryFrame(const Model& model, const SegmentList& list, const SegmentFacts& facts, Job& job, int threads) {
   const Geometry& g = list.g;
-  const int threads = model.execution.threads;
   auto t0 = Clock::now();
+  const Bounds& bounds = facts.bounds;
   const U16Quantizer quantize = quantizerOf(bounds);
   static const Palette8 palette;
 
@@ -288,8 +309,7 @@ Frame geometryFrame(const Model& model, const SegmentList& list, const Bounds& b
   const size_t n = list.count, vertices = g.polygon_vertices.size();
   size_t triangles = 0;
   // One colour for every segment (most models): sent in the header, not per vertex.
-  const bool one_color = std::all_of(g.segments.begin(), g.segments.end(),
-                                     [&](const Segment& s) { return (s.color & 15) == (g.segments[0].color & 15); });
+  const bool one_color = facts.one_color;
   auto padded = [](size_t bytes) { return (bytes + 7) & ~size_t{7}; };
   // A flat model (z = 0 everywhere: the 2D turtle models) sends x, y only: a third fewer bytes.
   const int components = !bounds.empty() && bounds.min.z == 0.0f && bounds.max.z == 0.0f ? 2 : 3;
@@ -455,119 +475,202 @@ struct PreviewStats {
   double merge_ms = 0, cover_ms = 0;  ///< steps 1 and 2 (step 3, the compaction, is the rest of lod_ms)
 };
 
+/// Where a piece from (ax, ay) to (ex, ey) on the grid is checked for
+/// coverage: at most a cell apart after its start (not checked: a chain's
+/// vertex is the end of the piece before, a branch's start is where the
+/// turtle drew before) to its end — a piece of up to two cells, most of them
+/// in a dense view, at its middle and its end: sampleCount(…) points, the
+/// k-th (from 1) at k/count of the way.
+inline int sampleCount(float dx, float dy) {
+  return std::max(2, static_cast<int>(std::max(std::abs(dx), std::abs(dy))) + 1);
+}
+
 /// The preview of `g` at `grid` (the text above), as pieces in segment
-/// order. Deterministic: chains are cut at fixed blocks of segments (not per
+/// order, and the model's SegmentFacts (gathered in the same pass).
+/// Deterministic: chains are cut at fixed blocks of segments (not per
 /// thread), and coverage is decided in segment order (the first drawn is
 /// kept). Precondition: fewer than 2^31 segments.
-OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, int threads, PreviewStats& stats) {
+OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, int threads, PreviewStats& stats,
+                                     SegmentFacts& facts) {
   constexpr size_t kBlock = size_t{1} << 16;
   constexpr uint32_t kDropped = ~uint32_t{0};
-  const size_t n = g.segments.size(), blocks = (n + kBlock - 1) / kBlock;
-  // Scratch indexed like the segments: a block's pieces from its first slot,
-  // with their ends on the grid (NaN x: off the grid, kept).
-  struct OnGrid {
-    float ax, ay, bx, by;
+  // A piece's coverage samples as cells of the grid (row · columns + column),
+  // found in the parallel pass so that the ordered pass only tests and sets
+  // bits. kOffGrid: a sample off the grid (the piece is kept); kResample in
+  // the first slot: more samples than slots (found again in the ordered pass,
+  // rare: a piece longer than kSlots cells); unused slots repeat the end.
+  constexpr int kSlots = 4;
+  constexpr uint32_t kOffGrid = ~uint32_t{0}, kResample = kOffGrid - 1;  // the grid has at most 2^26 cells
+  struct SampleCells {
+    uint32_t cell[kSlots];
   };
+  const size_t n = g.segments.size(), blocks = (n + kBlock - 1) / kBlock;
+  // Scratch indexed like the segments: a block's pieces from its first slot.
   OverwriteVector<Piece> pieces;
-  OverwriteVector<OnGrid> ends;
-  OverwriteVector<int8_t> band_of;  // the band of rows the piece starts in (step 2), −1: none
+  OverwriteVector<SampleCells> samples;
+  OverwriteVector<int8_t> band_of;  // the band of rows the piece starts in (step 2), −1: none (kept)
   detail::resizeForOverwrite(pieces, n);
-  detail::resizeForOverwrite(ends, n);
+  detail::resizeForOverwrite(samples, n);
   detail::resizeForOverwrite(band_of, n);
   constexpr int64_t kBands = 4, kMargin = 16;
   const int64_t band_rows = (grid.rows + kBands - 1) / kBands;
   const float bands_per_row = 1.0f / static_cast<float>(band_rows);
+  const int64_t columns = grid.columns, rows = grid.rows;
+  const uint32_t columns_u = static_cast<uint32_t>(columns);
+  const uint32_t rows_u = static_cast<uint32_t>(rows);
+  // The cell of a point on the grid (|x|, |y| < 10^6: ViewGrid::project),
+  // kOffGrid outside the view. Truncation puts (−1, 0) in the first row or
+  // column: a sample a fraction of a cell outside, where nothing is drawn.
+  auto cellOf = [=](float x, float y) -> uint32_t {
+    const uint32_t cx = static_cast<uint32_t>(static_cast<int32_t>(x)), cy = static_cast<uint32_t>(static_cast<int32_t>(y));
+    return cx < columns_u && cy < rows_u ? cy * columns_u + cx : kOffGrid;
+  };
+  // 1/count for the sample counts that fit the slots.
+  constexpr float kInverse[kSlots + 1] = {0, 1, 1.0f / 2, 1.0f / 3, 1.0f / 4};
   std::vector<size_t> count(blocks + 1, 0);
   std::vector<PreviewStats> block_stats(blocks);
+  std::vector<SegmentFacts> block_facts(blocks);
   // Each block goes to the range holding its first segment.
   auto forBlocks = [&](auto&& body) {
     forRanges(n, threads, [&](size_t begin, size_t end) {
       for (size_t b = (begin + kBlock - 1) / kBlock; b * kBlock < end; ++b) body(b);
     });
   };
-  // 1. Per block: merge chains on the grid.
+  // 1. Per block: merge chains on the grid, find the pieces' samples (and
+  // the facts every frame needs: one pass over the segments, not three).
   auto t0 = Clock::now();
   forBlocks([&](size_t b) {
     const size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
-    PreviewStats& st = block_stats[b];
+    // Locals, not captures: the stores below (int8_t among them) may alias
+    // anything reached through a reference, which would reload it per segment.
+    const ViewGrid view = grid;
+    const Segment* const segments = g.segments.data();
+    Piece* const piece_out = pieces.data();
+    SampleCells* const sample_out = samples.data();
+    int8_t* const band_out = band_of.data();
+    uint64_t merged = 0, dropped_short = 0;
+    // The block's bounds (min/max: branch-free) and whether its colours are the first segment's.
+    float lo_x = std::numeric_limits<float>::max(), lo_y = lo_x, lo_z = lo_x;
+    float hi_x = std::numeric_limits<float>::lowest(), hi_y = hi_x, hi_z = hi_x;
+    auto addPoint = [&](const Vec3& p) {
+      lo_x = std::min(lo_x, p.x), lo_y = std::min(lo_y, p.y), lo_z = std::min(lo_z, p.z);
+      hi_x = std::max(hi_x, p.x), hi_y = std::max(hi_y, p.y), hi_z = std::max(hi_z, p.z);
+    };
+    const int32_t first_color = segments[0].color & 15;
+    int32_t other_colors = 0;
     size_t out = begin;
-    bool chained = false, anchor_on_grid = false;
+    bool chained = false;
     uint32_t anchor = 0;  // a Piece::from
+    uint32_t anchor_cell = kOffGrid;
     float ax = 0, ay = 0;
-    int64_t acx = 0, acy = 0;
     for (size_t i = begin; i < end; ++i) {
-      const Segment& s = g.segments[i];
-      const bool continues = chained && s.color == g.segments[i - 1].color && s.start.x == g.segments[i - 1].end.x &&
-                             s.start.y == g.segments[i - 1].end.y && s.start.z == g.segments[i - 1].end.z;
+      const Segment& s = segments[i];
+      const bool continues = chained && s.color == segments[i - 1].color && s.start.x == segments[i - 1].end.x &&
+                             s.start.y == segments[i - 1].end.y && s.start.z == segments[i - 1].end.z;
+      addPoint(s.end);
+      other_colors |= (s.color ^ first_color) & 15;
       if (!continues) {
+        addPoint(s.start);
         anchor = static_cast<uint32_t>(i << 1);
-        anchor_on_grid = grid.project(s.start, ax, ay);
-        acx = ViewGrid::floorOf(ax), acy = ViewGrid::floorOf(ay);
+        anchor_cell = view.project(s.start, ax, ay) ? cellOf(ax, ay) : kOffGrid;
         chained = true;
       }
       float ex = 0, ey = 0;
-      const bool end_on_grid = grid.project(s.end, ex, ey);
-      const int64_t ecx = ViewGrid::floorOf(ex), ecy = ViewGrid::floorOf(ey);
-      if (anchor_on_grid && end_on_grid && ecx == acx && ecy == acy) {
+      const uint32_t end_cell = view.project(s.end, ex, ey) ? cellOf(ex, ey) : kOffGrid;
+      if (end_cell == anchor_cell && end_cell != kOffGrid) {
         // Still in the anchor's cell: merged into the next piece (or, at
         // the chain's end, dropped).
-        ++(continues ? st.merged : st.dropped_short);
+        ++(continues ? merged : dropped_short);
         continue;
       }
-      pieces[out] = {anchor, static_cast<uint32_t>(i)};
-      const bool on_grid = anchor_on_grid && end_on_grid;
-      band_of[out] = on_grid && ay >= 0 ? static_cast<int8_t>(std::min<int64_t>(static_cast<int64_t>(ay * bands_per_row), kBands - 1)) : -1;
-      ends[out++] = on_grid ? OnGrid{ax, ay, ex, ey} : OnGrid{std::nanf(""), 0, 0, 0};
+      piece_out[out] = {anchor, static_cast<uint32_t>(i)};
+      if (anchor_cell != kOffGrid && end_cell != kOffGrid) {
+        band_out[out] = static_cast<int8_t>(std::min(static_cast<int32_t>(ay * bands_per_row), static_cast<int32_t>(kBands - 1)));
+        SampleCells& cells = sample_out[out];
+        const float dx = ex - ax, dy = ey - ay;
+        const int count = sampleCount(dx, dy);
+        if (count <= kSlots) {
+          const float step = kInverse[count];
+          int k = 0;
+          for (; k + 1 < count; ++k) {
+            const float t = static_cast<float>(k + 1) * step;
+            cells.cell[k] = cellOf(ax + dx * t, ay + dy * t);
+          }
+          for (; k < kSlots; ++k) cells.cell[k] = end_cell;
+        } else {
+          cells.cell[0] = kResample;
+        }
+      } else {
+        band_out[out] = -1;  // an end outside the view: kept
+      }
+      ++out;
       anchor = static_cast<uint32_t>(i << 1 | 1);
-      anchor_on_grid = end_on_grid;
-      ax = ex, ay = ey, acx = ecx, acy = ecy;
+      anchor_cell = end_cell;
+      ax = ex, ay = ey;
     }
     count[b] = out - begin;
+    block_stats[b].merged = merged, block_stats[b].dropped_short = dropped_short;
+    if (lo_x <= hi_x) block_facts[b].bounds.add({lo_x, lo_y, lo_z}), block_facts[b].bounds.add({hi_x, hi_y, hi_z});
+    block_facts[b].one_color = other_colors == 0;
   });
+  facts = SegmentFacts{};
+  for (const SegmentFacts& f : block_facts) facts.merge(f);
+  facts.addPolygons(g);
   // 2. Coverage, in segment order: a bit per cell of the grid. The grid is
   // cut into kBands bands of rows, each with its own bits (its rows and a
   // margin of kMargin rows either side) and the pieces that start in it,
   // decided in segment order: bands run in parallel, and the result does not
-  // depend on the thread count. A piece that leaves its band's bits is kept.
-  // A piece is sampled at most a cell apart from its start (not sampled: a
-  // chain's vertex is the end of the piece before, a branch's start is where
-  // the turtle drew before) to its end: a piece of up to two cells, most of
-  // them in a dense view, at its middle and its end.
+  // depend on the thread count. A piece with a sample outside its band's
+  // bits (or off the grid) is kept.
   stats.merge_ms = msSince(t0);
   t0 = Clock::now();
-  const int64_t columns = grid.columns;
   std::vector<PreviewStats> band_stats(kBands);
   std::vector<std::thread> workers;
   auto decideBand = [&](int64_t band) {
-    const int64_t top = band * band_rows - kMargin, bottom = (band + 1) * band_rows + kMargin;
-    std::vector<uint64_t> reached(static_cast<size_t>((bottom - top) * columns + 63) / 64, 0);
-    // Marks the cell of (x, y); true when it was not reached before or is outside the band's bits.
-    auto reach = [&](float x, float y) {
-      if (!(x >= 0)) return true;
-      const int64_t cx = static_cast<int64_t>(x), cy = ViewGrid::floorOf(y) - top;
-      if (cx >= columns || cy < 0 || cy >= bottom - top) return true;
-      const uint64_t cell = static_cast<uint64_t>(cy * columns + cx), bit = uint64_t{1} << (cell % 64);
-      const bool fresh = (reached[cell / 64] & bit) == 0;
-      reached[cell / 64] |= bit;
+    const int64_t top = std::max<int64_t>(band * band_rows - kMargin, 0);
+    const int64_t bottom = std::min<int64_t>((band + 1) * band_rows + kMargin, rows);
+    const uint64_t first = static_cast<uint64_t>(top * columns), last = static_cast<uint64_t>(std::max(bottom, top) * columns);
+    std::vector<uint64_t> reached((last - first + 63) / 64, 0);
+    // Marks `cell`; true when it was not reached before or is outside the band's bits.
+    const uint32_t first32 = static_cast<uint32_t>(first), span = static_cast<uint32_t>(last - first);
+    uint64_t* bits = reached.data();
+    auto reach = [=](uint32_t cell) {
+      const uint32_t at = cell - first32;  // wraps to a huge value below `first`
+      if (at >= span) return true;
+      const uint64_t bit = uint64_t{1} << (at % 64);
+      const bool fresh = (bits[at / 64] & bit) == 0;
+      bits[at / 64] |= bit;
       return fresh;
     };
+    uint64_t covered = 0;
     for (size_t b = 0; b < blocks; ++b) {
       for (size_t i = b * kBlock, end = i + count[b]; i < end; ++i) {
         if (band_of[i] != band) continue;
-        const OnGrid& e = ends[i];
-        const float dx = e.bx - e.ax, dy = e.by - e.ay;
-        const int steps = std::max(2, static_cast<int>(std::max(std::abs(dx), std::abs(dy))) + 1);
-        const float step = 1.0f / static_cast<float>(steps);
-        float x = e.ax, y = e.ay;
+        const SampleCells& cells = samples[i];
         bool adds = false;
-        for (int k = 1; k < steps; ++k) adds |= reach(x += dx * step, y += dy * step);
-        adds |= reach(e.bx, e.by);
+        if (cells.cell[0] != kResample) {
+          for (int k = 0; k < kSlots; ++k) adds |= reach(cells.cell[k]);
+        } else {
+          float ax = 0, ay = 0, ex = 0, ey = 0;
+          const Segment& from = g.segments[pieces[i].from >> 1];
+          grid.project(pieces[i].from & 1 ? from.end : from.start, ax, ay);
+          grid.project(g.segments[pieces[i].to].end, ex, ey);
+          const float dx = ex - ax, dy = ey - ay;
+          const int count = sampleCount(dx, dy);
+          const float step = 1.0f / static_cast<float>(count);
+          for (int k = 1; k < count; ++k) {
+            const float t = static_cast<float>(k) * step;
+            adds |= reach(cellOf(ax + dx * t, ay + dy * t));
+          }
+          adds |= reach(cellOf(ex, ey));
+        }
         if (!adds) {
           pieces[i].to = kDropped;
-          ++band_stats[static_cast<size_t>(band)].covered;
+          ++covered;
         }
       }
     }
+    band_stats[static_cast<size_t>(band)].covered = covered;
   };
   const int64_t parallel = std::clamp<int64_t>(threads, 1, kBands);
   for (int64_t t = 1; t < parallel; ++t)
@@ -645,7 +748,7 @@ void registerLsystemEndpoints(Api& api) {
     const double start_ms = job.elapsedMs();
     Model model = buildModel(request.params, job);
     Frame frame = geometryFrame(model, SegmentList::all(model.geometry),
-                                parallelBounds(model.geometry, model.execution.threads), job);
+                                segmentFacts(model.geometry, model.execution.threads), job, model.execution.threads);
     frame.header["timings"]["total_ms"] = job.elapsedMs() - start_ms;
     return Reply::ofFrame(frame);
   });
@@ -659,15 +762,17 @@ void registerLsystemEndpoints(Api& api) {
     return [model, grid, start_ms, &job](FrameStream& stream) {
       const Geometry& g = model->geometry;
       const int threads = model->execution.threads;
-      const Bounds bounds = parallelBounds(g, threads);
+      std::optional<SegmentFacts> facts;
+      bool previewed = false;
       if (grid && g.segments.size() >= kPreviewMinSegments && g.segments.size() < (size_t{1} << 31)) {
         auto t0 = Clock::now();
         PreviewStats stats;
-        const OverwriteVector<Piece> preview = previewPieces(g, *grid, threads, stats);
+        facts.emplace();
+        const OverwriteVector<Piece> preview = previewPieces(g, *grid, threads, stats, *facts);
         const double lod_ms = msSince(t0);
         job.check();
         if (static_cast<double>(preview.size()) <= kPreviewMaxFraction * static_cast<double>(g.segments.size())) {
-          Frame frame = geometryFrame(*model, SegmentList{g, preview.data(), preview.size()}, bounds, job);
+          Frame frame = geometryFrame(*model, SegmentList{g, preview.data(), preview.size()}, *facts, job, threads);
           json& h = frame.header;
           h["final"] = false;
           h["segments"] = g.segments.size();  // the model's (the counts the page shows)
@@ -681,9 +786,15 @@ void registerLsystemEndpoints(Api& api) {
           h["timings"]["lod_cover_ms"] = stats.cover_ms;
           h["timings"]["total_ms"] = job.elapsedMs() - start_ms;
           stream.send(frame);
+          previewed = true;
         }
       }
-      Frame frame = geometryFrame(*model, SegmentList::all(g), bounds, job);
+      // After a preview, the full frame is encoded on one thread fewer: the
+      // page (on the same machine, the studio's usual case) takes in and
+      // draws the preview meanwhile.
+      const int full_threads = previewed ? std::max(1, threads - 1) : threads;
+      if (!facts) facts = segmentFacts(g, threads);
+      Frame frame = geometryFrame(*model, SegmentList::all(g), *facts, job, full_threads);
       frame.header["final"] = true;
       frame.header["timings"]["total_ms"] = job.elapsedMs() - start_ms;
       stream.send(frame);

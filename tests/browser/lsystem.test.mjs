@@ -267,6 +267,12 @@ test('latency: an edit of Hilbert 3D (n=6) and of the 2D plant (n=7) reaches the
         previews: previews.length,
         preview_segments: previews.length ? median(previews.map((s) => s.previewHeader.lod.segments)) : null,
         preview_lod_ms: previews.length ? round(median(previews.map((s) => s.previewHeader.timings.lod_ms))) : null,
+        // Of lod_ms: the pass over the segments (chains, samples, bounds) and the ordered coverage; then the preview's encoding.
+        preview_lod_merge_ms: previews.length ? round(median(previews.map((s) => s.previewHeader.timings.lod_merge_ms))) : null,
+        preview_lod_cover_ms: previews.length ? round(median(previews.map((s) => s.previewHeader.timings.lod_cover_ms))) : null,
+        preview_encode_ms: previews.length ? round(median(previews.map((s) => s.previewHeader.timings.encode_ms))) : null,
+        // Request → the preview decoded in the page, and → drawn (its render submitted).
+        preview_to_screen: previews.length ? round(median(previews.map((s) => s.firstView - s.keyToRequest))) : null,
         preview_server_ms: previews.length ? round(median(previews.map((s) => s.previewHeader.timings.total_ms))) : null,
         preview_received: previews.length ? round(median(previews.map((s) => s.firstReceived))) : null,
       }));

@@ -448,6 +448,39 @@ TEST(StudioLsystem, StreamSendsAPreviewAtTheViewThenTheFullFrame) {
   EXPECT_GT(std::count(drawn.begin(), drawn.end(), true), 1000);
 }
 
+// The preview is discrete output: the same pieces for every backend and
+// thread count (fixed blocks and bands, not per-thread ones), and its header
+// holds the full frame's one colour and bounds (found in the preview's own
+// pass over the segments).
+TEST(StudioLsystem, StreamPreviewDoesNotDependOnBackendOrThreads) {
+  TestServer server;
+  const std::string text = readExample("plant-2d.l");
+  const Geometry expected = directGeometry(text, 7);
+  const json view = flatView(expected.bounds(), 320, 240);
+  std::vector<std::string> positions;
+  for (const json& execution : {json{{"backend", "serial"}}, json{{"backend", "cpu"}, {"threads", 1}},
+                                json{{"backend", "cpu"}, {"threads", 2}}}) {  // at most the hardware threads
+    json extra = execution;
+    extra["iterations"] = 7;
+    extra["view"] = view;
+    HttpReply reply = server.post("/api/lsystem/stream", request(text, extra));
+    ASSERT_EQ(reply.status, 200) << reply.body;
+    const std::vector<DecodedFrame> frames = studio_test::decodeFrames(reply.body);
+    ASSERT_EQ(frames.size(), 2u) << execution;
+    const DecodedFrame &preview = frames[0], &full = frames[1];
+    EXPECT_EQ(preview.header["segment_color"], full.header["segment_color"]) << execution;
+    EXPECT_FALSE(preview.header["segment_color"].is_null()) << execution;  // one colour: none per vertex
+    EXPECT_EQ(preview.buffers.count("segment_colors"), 0u) << execution;
+    // The bounds are the library's Geometry::bounds(), exactly.
+    const Bounds b = expected.bounds();
+    EXPECT_EQ(preview.header["bounds"].get<std::vector<float>>(),
+              (std::vector<float>{b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z})) << execution;
+    EXPECT_EQ(preview.header["segment_position_components"], 2) << execution;
+    positions.push_back(preview.buffers.at("segment_positions"));
+    EXPECT_EQ(positions.back(), positions.front()) << execution;
+  }
+}
+
 TEST(StudioLsystem, StreamSendsOnlyTheFullFrameForASmallModelOrWithoutAView) {
   TestServer server;
   const Geometry koch = directGeometry(kKoch, 4);

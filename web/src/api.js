@@ -69,12 +69,15 @@ export class Channel {
     if (this.controller === controller) this.controller = null;
     return result;
   }
-  /** POST params; calls onFrame for each frame of the streamed reply. Error frames reject. */
+  /**
+   * POST params; calls onFrame for each frame of the streamed reply (a
+   * promise it returns holds the reading until it settles). Error frames reject.
+   */
   async stream(params, onFrame) {
     const { response, controller } = await this.fetch(params);
     await readFrames(response, (frame) => {
       if (frame.header.error) throw new ApiError(frame.header.status ?? 422, frame.header.error);
-      if (this.controller === controller) onFrame(frame);
+      return this.controller === controller ? onFrame(frame) : undefined;
     });
     if (this.controller === controller) this.controller = null;
   }

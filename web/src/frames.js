@@ -37,7 +37,8 @@ export function decodeFrame(input) {
 
 /**
  * Reads a chunked stream of frames from a fetch Response; calls onFrame for
- * each as soon as its last byte arrives. A frame's bytes are copied once,
+ * each as soon as its last byte arrives (and, when it returns a promise,
+ * reads on once that settles). A frame's bytes are copied once,
  * into a buffer of the frame's length (known from its first 16 bytes), so a
  * frame of tens of MB costs one copy, not one per network chunk.
  */
@@ -71,7 +72,10 @@ export async function readFrames(response, onFrame) {
       if (filled === frame.length) {
         const complete = frame;
         frame = null;
-        onFrame(decodeFrame(complete));
+        // A promise from onFrame holds the reading until it settles (the
+        // page draws a first view before taking in the bytes after it).
+        const held = onFrame(decodeFrame(complete));
+        if (held) await held;
       }
     }
   }

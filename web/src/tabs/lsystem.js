@@ -15,13 +15,17 @@
 // editor and the viewer as pane.lsystemEditor and pane.lsystemViewer, and
 // with pane.lsystemPreviewOnly = true keeps a preview on screen (the full
 // frame that follows it is not drawn), with pane.lsystemNoPreview = true asks
-// for the full frame only, and pane.lsystemUpdate() resends.
+// for the full frame only, with pane.lsystemPreviewCell = c asks for a
+// preview on a grid of c pixels (default PREVIEW_CELL), and
+// pane.lsystemUpdate() resends.
 import { Channel, getJson, getText, isSuperseded } from '../api.js';
 import { createEditor } from '../editor.js';
 import { button, el, errorBox as makeErrorBox, executionControls, formatCount, formatMs, select, setOptions, slider, tabLayout } from '../ui.js';
 import { THREE, Viewer, lineSegments, triangleMesh } from '../viewer.js';
 
 const DEFAULT_EXAMPLE = 'examples/lsystems/plant-1.24b.l';
+/** The preview's grid cell in pixels (docs/studio.md): what the server merges and covers at. */
+const PREVIEW_CELL = 0.5;
 
 /** A slider range for a #define constant around its value in the file. */
 function defineRange(value) {
@@ -139,14 +143,17 @@ export default {
     async function update() {
       const requestedAt = performance.now();
       // The current view sizes the preview; not when the reply will refit the camera.
-      const request = fitNext || pane.lsystemNoPreview ? params() : { ...params(), view: viewer.viewState() };
+      const request = fitNext || pane.lsystemNoPreview ? params() : { ...params(), view: { ...viewer.viewState(), cell: pane.lsystemPreviewCell ?? PREVIEW_CELL } };
       let previewShown = false;
       try {
         await channel.stream(request, (frame) => {
           if (frame.header.final === false) previewShown = true;
-          else if (previewShown && pane.lsystemPreviewOnly) return;
+          else if (previewShown && pane.lsystemPreviewOnly) return undefined;
           showError(null);
           show(frame, requestedAt, performance.now());
+          // The full frame's bytes wait until the preview is drawn: taking
+          // them in (tens of MB) would hold up the first view on the page's thread.
+          return frame.header.final === false ? drawn() : undefined;
         });
       } catch (error) {
         if (!isSuperseded(error)) showError(error);
@@ -185,8 +192,20 @@ export default {
     let fittedSize = 0;
 
     let pendingRender = null;
+    let drawnWaiters = [];
+    /**
+     * Resolves once the content shown last is drawn, or after 100 ms (a
+     * hidden page draws nothing: the stream must not wait for it).
+     */
+    const drawn = () => new Promise((resolve) => {
+      drawnWaiters.push(resolve);
+      setTimeout(resolve, 100);
+    });
     viewer.onRendered = (version) => {
       const renderedAt = performance.now();
+      const waiters = drawnWaiters;
+      drawnWaiters = [];
+      waiters.forEach((resolve) => resolve());
       if (!pendingRender) return;
       const { requestedAt, receivedAt, header } = pendingRender;
       pendingRender = null;
