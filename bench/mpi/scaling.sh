@@ -1,6 +1,6 @@
 #!/bin/sh
 # Strong (and weak) scaling of `mpirun -n R procgen ...` (docs/scaling.md):
-#   bench/mpi/scaling.sh PROCGEN [REPEATS] [strong|weak|all]
+#   bench/mpi/scaling.sh PROCGEN [REPEATS] [strong|weak|all|scene]
 # One cpu thread per rank (--backend cpu --threads 1). Strong cases (the
 # issue's targets): the 1280x720 flame at quality 200, the 512^3 Perlin
 # volume to .raw, the forest scene to .glb. Each case runs as the plain
@@ -12,6 +12,7 @@
 # is folded rank after rank; scene: the *_ms keys of --stats-json) and the
 # CPU seconds of all ranks (user + system). At the end, per case and R, the
 # median wall and own time, and the speed-ups against R=1 under mpirun.
+# `scene` runs the forest alone (R = plain, 1, 2, 4 side by side).
 # Extra mpirun options (e.g. "--mca pml ob1 --mca btl self,vader" on one
 # node) come from $MPIRUN_OPTIONS.
 set -eu
@@ -31,7 +32,7 @@ run() {
   timed $(launcher "$ranks") "$PROCGEN" "$@" 2> err.txt || { cat err.txt; exit 1; }
   own=""
   if [ -f stats.json ]; then
-    own=$(tr ',{' '\n\n' < stats.json | sed -n 's/^ *"\([a-z_]*_ms\)": *\([0-9.]*\).*/\1 \2/p' |
+    own=$(tr ',{' '\n\n' < stats.json | sed -n 's/^ *"\([a-z_]*_ms\)": *\([0-9][0-9.]*\).*/\1 \2/p' |
           awk '!seen[$1]++' | tr '\n' ' ')
   fi
   own=$(echo "$own" | awk '{ for (i = 1; i < NF; i += 2) if ($i == "gen_ms") printf "%s %s ", $i, $(i + 1)
@@ -49,12 +50,14 @@ scene() { run "$1" "$2" scene "$SRC/examples/scenes/forest.scene" --backend cpu 
             --stats-json stats.json; }
 
 for rep in $(seq "$REPEATS"); do
-  if [ "$WHICH" != weak ]; then
+  if [ "$WHICH" = scene ]; then
+    for r in plain 1 2 4; do scene scene-strong "$r"; done
+  elif [ "$WHICH" != weak ]; then
     for r in plain 1 2 4; do flame flame-strong "$r" 200; done
     for r in plain 1 2 4; do noise noise-strong "$r" 512; done
     for r in plain 1 2 4; do scene scene-strong "$r"; done
   fi
-  if [ "$WHICH" != strong ]; then
+  if [ "$WHICH" = weak ] || [ "$WHICH" = all ]; then
     for r in 1 2 4; do flame flame-weak "$r" $((100 * r)); done
     for r in 1 2 4; do noise noise-weak "$r" "512x512x$((128 * r))"; done
   fi

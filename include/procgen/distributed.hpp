@@ -166,6 +166,46 @@ class Exchange {
   std::unique_ptr<State> state_;
 };
 
+/// A gather of arrays on rank 0 that overlaps the other ranks' work (the
+/// scene's geometry, docs/scaling.md "Scenes"): every rank hands its arrays
+/// over as soon as they are ready (send(), which returns at once) and goes
+/// on working; rank 0 learns a rank's array sizes (sizes(r)), says where each
+/// of its arrays goes (receive()), and the bytes land straight in that
+/// memory — no staging buffer, no zero-fill, each byte written once on rank
+/// 0 (its own arrays by one copy, the others' by MPI's transport). Messages
+/// as Exchange's, in pieces below 2^31 bytes; failures as Exchange's (the
+/// constructor starts the nonblocking checkpoint, so a rank that fails
+/// before sending stops the others waiting in sizes() or finish()).
+/// One rank: receive() copies the rank's own arrays.
+class RootGather {
+ public:
+  /// Collective: every rank, the same number of arrays.
+  explicit RootGather(size_t arrays);
+  ~RootGather();
+  RootGather(const RootGather&) = delete;
+  RootGather& operator=(const RootGather&) = delete;
+
+  /// Every rank, once: its arrays (`arrays` of them), in order. Their memory
+  /// must stay valid until finish(); `owner`, if given, owns it, and is kept
+  /// alive until the process ends if the run fails with transfers in flight.
+  void send(std::span<const std::span<const uint8_t>> arrays, std::shared_ptr<const void> owner = {});
+  /// Rank 0: the byte size of each of rank r's arrays (waits for them).
+  const std::vector<uint64_t>& sizes(int r);
+  /// Rank 0: rank r's array `array` goes to `into` (sizes(r)[array] bytes).
+  void receive(int r, size_t array, uint8_t* into);
+  /// Every rank: waits until its transfers are done (rank 0: every receive).
+  void finish();
+
+ private:
+  Exchange exchange_;
+  size_t arrays_;
+  std::vector<std::span<const uint8_t>> own_;
+  std::vector<uint64_t> own_sizes_;
+  std::vector<std::vector<uint64_t>> sizes_;  // rank 0: per rank, once its sizes arrived
+  std::vector<bool> known_;
+  bool sent_ = false;
+};
+
 /// [begin, end) of `count` items for `rank` of `ranks`: contiguous blocks,
 /// the first count % ranks one item longer.
 struct Block {

@@ -117,15 +117,43 @@ Geometry interpretSceneRange(const LSystemScene& scene, const LSystemSceneDeriva
 /// the file's. O(instances · steps · successor modules).
 std::vector<uint64_t> predictSceneCosts(const LSystemScene& scene, const DeriveOptions& options);
 
+/// The predicted work of one instance (predictSceneWork), in expectation:
+/// the modules and parameters its derivation writes over all its steps, its
+/// final string's modules and parameters, and the segments the turtle draws
+/// from it (its F and G; no homomorphism, no polygons).
+struct SceneInstanceWork {
+  double modules_written = 0, params_written = 0;
+  double modules = 0, params = 0;
+  double segments = 0;
+};
+/// predictSceneCosts' Parikh vectors with the parameters carried along (each
+/// successor module brings its parameter count, a kept module keeps its own):
+/// exact for D0L systems, parametric or not, the expectation otherwise.
+std::vector<SceneInstanceWork> predictSceneWork(const LSystemScene& scene, const DeriveOptions& options);
+
+/// The predicted time of each instance's work on one rank, in nanoseconds of
+/// one cpu thread: derivation (modules and parameters written over all
+/// steps), drawing (the final modules and parameters) and, with
+/// `string_hashes` (--stats-json), the per-instance string hash (its text:
+/// a parameter costs ten times a module). Weights fitted on the forest's
+/// models (docs/scaling.md "Scenes"); only their ratios matter.
+std::vector<uint64_t> predictSceneTimes(std::span<const SceneInstanceWork> work, bool string_hashes);
+/// The predicted time, same units, for rank 0 to join every rank's geometry
+/// into one (each predicted segment written once into the joined arrays).
+uint64_t predictSceneJoinTime(std::span<const SceneInstanceWork> work);
+
 /// Splits items 0..costs.size() into `ranks` contiguous ranges, rank r
-/// getting the r-th, that minimise the largest range cost (the optimal
-/// linear partition: a binary search over the bottleneck with a greedy
-/// check). Ranges are filled from the last rank down, so rank 0 (which also
-/// gathers and writes) gets the remainder; ranges may be empty. Deterministic.
-/// Bound: the largest range cost <= the optimum over all (not only contiguous)
-/// assignments + the largest item, and <= sum / ranks + the largest item.
-/// Precondition: ranks >= 1. O(n log(sum)).
-std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, int ranks);
+/// getting the r-th, that minimise the largest range cost, rank 0's counted
+/// with `root_extra` (the work only rank 0 does: joining and writing), by
+/// the optimal linear partition (a binary search over the bottleneck with a
+/// greedy check; `root_extra` is one more item in front that only rank 0
+/// may take). Ranges are filled from the last rank down, so rank 0 gets the
+/// remainder; ranges may be empty. Deterministic.
+/// Bound (root_extra 0): the largest range cost <= the optimum over all (not
+/// only contiguous) assignments + the largest item, and <= sum / ranks + the
+/// largest item. Precondition: ranks >= 1. O(n log(sum)).
+std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, int ranks,
+                                               uint64_t root_extra = 0);
 
 /// A glTF written as parts (`procgen scene --parts`): each rank encodes its
 /// geometry as a .glb (encodeGeometry), keeps the binary chunk as its part

@@ -300,6 +300,80 @@ void Exchange::finish() {
 
 void Exchange::keepAlive(std::shared_ptr<const void> owner) { state_->owners.push_back(std::move(owner)); }
 
+namespace {
+constexpr uint64_t kGatherPiece = uint64_t{1} << 30;  // bytes per message (Exchange: below 2^31)
+constexpr int kGatherSizesTag = 0;                    // then array a travels with tag 1 + a
+constexpr uint64_t kGatherSizes = 0, kGatherData = 1; // Exchange groups
+}  // namespace
+
+RootGather::RootGather(size_t arrays) : arrays_(arrays), known_(size_t(g_size), false) {
+  if (arrays_ + 1 > 32768) throw Error("distributed::RootGather: too many arrays", ExitCode::kUsage);
+  sizes_.resize(size_t(g_size));
+  exchange_.startCheckpoint();
+}
+
+RootGather::~RootGather() = default;
+
+void RootGather::send(std::span<const std::span<const uint8_t>> arrays, std::shared_ptr<const void> owner) {
+  if (arrays.size() != arrays_ || sent_)
+    throw Error("distributed::RootGather::send: once per rank, every array", ExitCode::kUsage);
+  sent_ = true;
+  own_.assign(arrays.begin(), arrays.end());
+  own_sizes_.resize(arrays_);
+  for (size_t a = 0; a < arrays_; ++a) own_sizes_[a] = arrays[a].size();
+  if (g_rank == 0) {
+    sizes_[0] = own_sizes_;
+    known_[0] = true;
+    return;
+  }
+  if (owner) exchange_.keepAlive(std::move(owner));
+  exchange_.send(0, kGatherSizesTag,
+                 {reinterpret_cast<const uint8_t*>(own_sizes_.data()), own_sizes_.size() * sizeof(uint64_t)},
+                 kGatherSizes);
+  for (size_t a = 0; a < arrays_; ++a)
+    for (uint64_t at = 0; at < own_sizes_[a]; at += kGatherPiece)
+      exchange_.send(0, int(1 + a), arrays[a].subspan(at, std::min(kGatherPiece, own_sizes_[a] - at)), kGatherData);
+}
+
+const std::vector<uint64_t>& RootGather::sizes(int r) {
+  if (g_rank != 0 || r < 0 || r >= g_size || (r == 0 && !known_[0]))
+    throw Error("distributed::RootGather::sizes: rank 0 asks, after its own send()", ExitCode::kUsage);
+  if (!known_[size_t(r)]) {
+    std::vector<uint64_t>& into = sizes_[size_t(r)];
+    into.resize(arrays_);
+    exchange_.receive(
+        r, kGatherSizesTag,
+        [this, &into](uint64_t n) {
+          if (n != arrays_ * sizeof(uint64_t)) throw Error("distributed::RootGather: a rank sent other arrays");
+          return reinterpret_cast<uint8_t*>(into.data());
+        },
+        kGatherSizes);
+    exchange_.wait(kGatherSizes);
+    known_[size_t(r)] = true;
+  }
+  return sizes_[size_t(r)];
+}
+
+void RootGather::receive(int r, size_t array, uint8_t* into) {
+  const uint64_t n = sizes(r).at(array);
+  if (r == 0) {
+    if (n > 0) std::memcpy(into, own_[array].data(), n);
+    return;
+  }
+  for (uint64_t at = 0; at < n; at += kGatherPiece) {
+    const uint64_t piece = std::min(kGatherPiece, n - at);
+    exchange_.receive(
+        r, int(1 + array),
+        [into, at, piece](uint64_t got) {
+          if (got != piece) throw Error("distributed::RootGather: a piece of another size arrived");
+          return into + at;
+        },
+        kGatherData);
+  }
+}
+
+void RootGather::finish() { exchange_.finish(); }
+
 Block blockOf(uint64_t count, int rank, int ranks) {
   const uint64_t r = uint64_t(rank), n = uint64_t(ranks), base = count / n, extra = count % n;
   const uint64_t begin = r * base + std::min(r, extra);

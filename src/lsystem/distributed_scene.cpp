@@ -27,19 +27,28 @@ namespace {
 
 constexpr double kMaxCost = double(uint64_t{1} << 48);
 
-/// Expected successor symbol counts of every symbol under one rule table:
-/// succ[c] lists (symbol, expected count) for one application to a `c`.
-using ExpectedSuccessors = std::array<std::vector<std::pair<uint8_t, double>>, PG_SYMBOL_COUNT>;
+/// What one application of a symbol's productions writes, in expectation:
+/// (symbol, modules, parameters) per successor symbol, and the probability
+/// that the module is kept as it is (no production, or none applies).
+struct ExpectedSuccessors {
+  struct Out {
+    uint8_t symbol;
+    double modules, params;
+  };
+  std::vector<Out> out;
+  double keep = 1.0;
+};
+using SuccessorTable = std::array<ExpectedSuccessors, PG_SYMBOL_COUNT>;
 
-ExpectedSuccessors expectedSuccessors(const detail::RuleTable& table) {
-  ExpectedSuccessors succ;
+SuccessorTable expectedSuccessors(const detail::RuleTable& table) {
+  SuccessorTable succ;
   for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
     const int32_t first = table.first_by_symbol[size_t(c)];
     if (first == PG_NO_PRODUCTION) continue;  // the identity: kept as it is
     bool stochastic = false;
     for (int32_t p = first; p != PG_NO_PRODUCTION; p = table.productions[size_t(p)].next)
       stochastic = stochastic || table.productions[size_t(p)].probability != PG_NOT_STOCHASTIC;
-    std::array<double, PG_SYMBOL_COUNT> counts{};
+    std::array<double, PG_SYMBOL_COUNT> counts{}, params{};
     double total_weight = 0.0;
     bool must_apply = stochastic;  // one of the stochastic productions is drawn
     for (int32_t p = first; p != PG_NO_PRODUCTION; p = table.productions[size_t(p)].next) {
@@ -47,8 +56,11 @@ ExpectedSuccessors expectedSuccessors(const detail::RuleTable& table) {
       const double weight = !stochastic                             ? 1.0
                             : prod.probability != PG_NOT_STOCHASTIC ? std::max(0.0, double(prod.probability))
                                                                     : 0.0;
-      for (int32_t m = 0; m < prod.succ_count; ++m)
-        counts[size_t(table.successors[size_t(prod.succ_begin + m)].symbol) & 0xff] += weight;
+      for (int32_t m = 0; m < prod.succ_count; ++m) {
+        const PgSuccessorModule& module = table.successors[size_t(prod.succ_begin + m)];
+        counts[size_t(module.symbol) & 0xff] += weight;
+        params[size_t(module.symbol) & 0xff] += weight * double(module.num_params);
+      }
       total_weight += weight;
       // No condition and no context: it applies whenever the ones before do
       // not, and the ones after it never do (the first one: exact, D0L).
@@ -57,38 +69,63 @@ ExpectedSuccessors expectedSuccessors(const detail::RuleTable& table) {
         break;
       }
     }
+    double keep = 0.0;
     if (!must_apply) {  // perhaps no production applies: the identity is one more outcome
-      counts[size_t(c)] += 1.0;
+      keep = 1.0;
       total_weight += 1.0;
     }
-    if (total_weight <= 0.0) continue;
+    ExpectedSuccessors& e = succ[size_t(c)];
+    if (total_weight <= 0.0) continue;  // weights all zero: treated as the identity
+    e.keep = keep / total_weight;
     for (int s = 0; s < PG_SYMBOL_COUNT; ++s)
-      if (counts[size_t(s)] > 0.0) succ[size_t(c)].emplace_back(uint8_t(s), counts[size_t(s)] / total_weight);
+      if (counts[size_t(s)] > 0.0)
+        e.out.push_back({uint8_t(s), counts[size_t(s)] / total_weight, params[size_t(s)] / total_weight});
   }
   return succ;
 }
 
-double predictedCost(const detail::LSystemData& data, int iterations) {
-  const ExpectedSuccessors succ = expectedSuccessors(data.productions);
-  std::array<double, PG_SYMBOL_COUNT> parikh{}, next{};
-  for (uint8_t c : data.axiom.symbols) parikh[c] += 1.0;
-  double cost = 0.0, length = double(data.axiom.symbols.size());
-  for (int step = 0; step < iterations && cost < kMaxCost; ++step) {
-    next.fill(0.0);
-    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
-      if (parikh[size_t(c)] == 0.0) continue;
-      if (data.productions.first_by_symbol[size_t(c)] == PG_NO_PRODUCTION) {
-        next[size_t(c)] += parikh[size_t(c)];
-        continue;
-      }
-      for (const auto& [s, count] : succ[size_t(c)]) next[s] += parikh[size_t(c)] * count;
-    }
-    parikh = next;
-    length = 0.0;
-    for (double v : parikh) length += v;
-    cost += length;  // the modules this step writes
+/// The Parikh vector of the modules (how many of each symbol) and of their
+/// parameters pushed through the productions step by step.
+SceneInstanceWork predictedWork(const detail::LSystemData& data, int iterations) {
+  const SuccessorTable succ = expectedSuccessors(data.productions);
+  std::array<double, PG_SYMBOL_COUNT> modules{}, params{}, next_modules{}, next_params{};
+  const ModuleString& axiom = data.axiom;
+  for (uint64_t i = 0; i < axiom.size(); ++i) {
+    modules[axiom.symbols[i]] += 1.0;
+    params[axiom.symbols[i]] += double(axiom.paramCount(i));
   }
-  return std::min(kMaxCost, cost + length);  // plus the final string, which the turtle reads
+  SceneInstanceWork work;
+  double written = 0.0;
+  for (int step = 0; step < iterations && written < kMaxCost; ++step) {
+    next_modules.fill(0.0);
+    next_params.fill(0.0);
+    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
+      if (modules[size_t(c)] == 0.0) continue;
+      const ExpectedSuccessors& e = succ[size_t(c)];
+      next_modules[size_t(c)] += modules[size_t(c)] * e.keep;  // kept modules keep their parameters
+      next_params[size_t(c)] += params[size_t(c)] * e.keep;
+      for (const ExpectedSuccessors::Out& o : e.out) {
+        next_modules[o.symbol] += modules[size_t(c)] * o.modules;
+        next_params[o.symbol] += modules[size_t(c)] * o.params;
+      }
+    }
+    modules = next_modules;
+    params = next_params;
+    double length = 0.0, carried = 0.0;
+    for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
+      length += modules[size_t(c)];
+      carried += params[size_t(c)];
+    }
+    written += length;  // the modules this step writes
+    work.params_written += carried;
+  }
+  work.modules_written = written;
+  for (int c = 0; c < PG_SYMBOL_COUNT; ++c) {
+    work.modules += modules[size_t(c)];
+    work.params += params[size_t(c)];
+  }
+  work.segments = modules[size_t('F')] + modules[size_t('G')];
+  return work;
 }
 
 /// Blocks needed when no block may cost more than `limit`, filling from the end.
@@ -112,25 +149,69 @@ uint32_t readU32(std::span<const uint8_t> b, size_t at) {
 
 }  // namespace
 
-std::vector<uint64_t> predictSceneCosts(const LSystemScene& scene, const DeriveOptions& options) {
-  std::vector<uint64_t> costs(scene.instances.size());
-  for (size_t k = 0; k < costs.size(); ++k) {
+std::vector<SceneInstanceWork> predictSceneWork(const LSystemScene& scene, const DeriveOptions& options) {
+  std::vector<SceneInstanceWork> work(scene.instances.size());
+  for (size_t k = 0; k < work.size(); ++k) {
     const LSystemInstance& inst = scene.instances[k];
     const detail::LSystemData& data = inst.lsystem.data();
     const int iterations =
         options.iterations ? *options.iterations : inst.iterations.value_or(data.derivation_length);
-    costs[k] = static_cast<uint64_t>(std::llround(predictedCost(data, std::max(0, iterations))));
+    work[k] = predictedWork(data, std::max(0, iterations));
   }
+  return work;
+}
+
+std::vector<uint64_t> predictSceneCosts(const LSystemScene& scene, const DeriveOptions& options) {
+  const std::vector<SceneInstanceWork> work = predictSceneWork(scene, options);
+  std::vector<uint64_t> costs(work.size());
+  for (size_t k = 0; k < costs.size(); ++k)  // plus the final string, which the turtle reads
+    costs[k] = static_cast<uint64_t>(std::llround(std::min(kMaxCost, work[k].modules_written + work[k].modules)));
   return costs;
 }
 
-std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, int ranks) {
+// Nanoseconds per predicted item of one rank's work with one cpu thread,
+// fitted to the forest's models on this project's machine (docs/scaling.md,
+// "Scenes"): 2D plants (D0L, stochastic) and the parametric 3D tree measured
+// alone, the minimum of nine runs of each phase. Only their ratios matter
+// for the partition: a parameter costs about as much again as its module in
+// derivation and drawing (evaluated, then read by the turtle) and ten times
+// a module in the string hash (its shortest round-trip text).
+constexpr double kDeriveNsPerModule = 3.5, kDeriveNsPerParam = 8.0;
+constexpr double kDrawNsPerModule = 7.7, kDrawNsPerParam = 9.0;
+constexpr double kHashNsPerModule = 2.3, kHashNsPerParam = 25.0;
+// Rank 0 joining the geometry: every segment's 40 bytes written once into
+// fresh huge pages (its own copied, the others' received).
+constexpr double kJoinNsPerSegment = 8.0;
+
+std::vector<uint64_t> predictSceneTimes(std::span<const SceneInstanceWork> work, bool string_hashes) {
+  std::vector<uint64_t> ns(work.size());
+  for (size_t k = 0; k < work.size(); ++k) {
+    const SceneInstanceWork& w = work[k];
+    double t = kDeriveNsPerModule * w.modules_written + kDeriveNsPerParam * w.params_written +
+               kDrawNsPerModule * w.modules + kDrawNsPerParam * w.params;
+    if (string_hashes) t += kHashNsPerModule * w.modules + kHashNsPerParam * w.params;
+    ns[k] = static_cast<uint64_t>(std::llround(std::min(kMaxCost, t)));
+  }
+  return ns;
+}
+
+uint64_t predictSceneJoinTime(std::span<const SceneInstanceWork> work) {
+  double segments = 0.0;
+  for (const SceneInstanceWork& w : work) segments += w.segments;
+  return static_cast<uint64_t>(std::llround(std::min(kMaxCost, kJoinNsPerSegment * segments)));
+}
+
+std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, int ranks, uint64_t root_extra) {
   if (ranks < 1) throw Error("partitionByCost: ranks must be at least 1", ExitCode::kUsage);
+  // Rank 0's extra work is one more item in front of the others, which only
+  // rank 0's range may hold: item i of `costs` is capped[i + 1].
   // Costs are capped so that their sum fits: n · 2^48 < 2^64 for n < 2^16,
   // and above that each cost is capped at 2^64 / n.
-  const uint64_t n = costs.size();
-  const uint64_t cap = n > 0 ? std::min(uint64_t{1} << 48, UINT64_MAX / n) : 0;
-  std::vector<uint64_t> capped(costs.begin(), costs.end());
+  const uint64_t n = costs.size() + 1;
+  const uint64_t cap = std::min(uint64_t{1} << 48, UINT64_MAX / n);
+  std::vector<uint64_t> capped(n);
+  capped[0] = root_extra;
+  std::copy(costs.begin(), costs.end(), capped.begin() + 1);
   uint64_t total = 0, largest = 0;
   for (uint64_t& c : capped) {
     c = std::min(c, cap);
@@ -146,17 +227,18 @@ std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, 
     else
       lo = mid + 1;
   }
-  // The blocks for that bottleneck, the last rank's first: rank 0 keeps the rest.
+  // The blocks for that bottleneck, the last rank's first: rank 0 keeps the
+  // rest (and the extra item, which no other rank may take).
   std::vector<LSystemSceneRange> ranges(static_cast<size_t>(ranks));
   size_t end = capped.size();
   for (int r = ranks - 1; r >= 0; --r) {
     size_t begin = end;
     uint64_t sum = 0;
     if (r == 0)
-      begin = 0;
+      begin = 1;
     else
-      while (begin > 0 && sum + capped[begin - 1] <= lo) sum += capped[--begin];
-    ranges[size_t(r)] = {begin, end};
+      while (begin > 1 && sum + capped[begin - 1] <= lo) sum += capped[--begin];
+    ranges[size_t(r)] = {begin - 1, end - 1};
     end = begin;
   }
   return ranges;

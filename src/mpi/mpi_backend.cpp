@@ -97,8 +97,8 @@ std::string libraryVersion() {
 }
 
 void Backoff::pause() {
-  std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
-  sleep_us_ = std::min(sleep_us_ * 2, kLongestUs);
+  const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start_);
+  std::this_thread::sleep_for(std::chrono::microseconds(std::clamp<int64_t>(waited.count() / 8, kShortestUs, kLongestUs)));
 }
 
 static void waitFor(MPI_Request& request) {

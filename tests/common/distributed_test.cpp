@@ -90,6 +90,24 @@ TEST(Distributed, OneRankExchangeDeliversMessagesToItselfInOrderPerTag) {
   EXPECT_THROW(exchange.receive(0, 40000, into(a), 0), Error);  // tag out of range
 }
 
+TEST(Distributed, OneRankRootGatherPlacesItsOwnArrays) {
+  distributed::RootGather gather(3);
+  EXPECT_THROW(gather.sizes(0), Error);  // before this rank's own send()
+  const std::vector<uint8_t> a = {1, 2, 3, 4}, c = {9};
+  const std::span<const uint8_t> arrays[3] = {a, {}, c};
+  EXPECT_THROW(gather.send(std::span(arrays, 2)), Error);  // every array
+  gather.send(arrays);
+  EXPECT_THROW(gather.send(arrays), Error);  // once
+  EXPECT_EQ(gather.sizes(0), (std::vector<uint64_t>{4, 0, 1}));
+  EXPECT_THROW(gather.sizes(1), Error);  // no rank 1
+  std::vector<uint8_t> joined(7, 0);
+  gather.receive(0, 2, joined.data() + 1);
+  gather.receive(0, 1, joined.data() + 6);
+  gather.receive(0, 0, joined.data() + 2);
+  gather.finish();
+  EXPECT_EQ(joined, (std::vector<uint8_t>{0, 9, 1, 2, 3, 4, 0}));
+}
+
 TEST(Distributed, BlocksPartitionContiguouslyLongestFirst) {
   // 10 items over 4 ranks by hand: 3, 3, 2, 2.
   const uint64_t want[4][2] = {{0, 3}, {3, 6}, {6, 8}, {8, 10}};

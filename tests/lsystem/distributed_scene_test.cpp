@@ -3,9 +3,14 @@
 //    instance in exactly one range, ranges contiguous in rank order, the
 //    largest range cost the optimum over all contiguous partitions and
 //    within the stated bound of the optimum over all assignments;
+//  - partitionByCost with rank 0's extra work (root_extra) against brute
+//    force: the optimum over contiguous partitions counting rank 0's range
+//    plus the extra;
 //  - predictSceneCosts against derive(): exact for D0L and for parametric
 //    systems without conditions, the expectation (Monte Carlo over seeds)
-//    for a stochastic one;
+//    for a stochastic one; predictSceneWork's parameters and segments
+//    against the derived strings (parameters counted module by module over
+//    every step, F and G of the final string);
 //  - ranges derived and drawn alone join into deriveScene/interpretScene of
 //    the whole scene, bit for bit (what rank 0 gathers);
 //  - glTF parts: the index joining the parts' JSON, loaded by tinygltf with
@@ -136,6 +141,62 @@ TEST(DistributedScenePartition, RankZeroKeepsTheRemainder) {
   EXPECT_THROW(procgen::partitionByCost(costs, 0), procgen::Error);
 }
 
+/// The best largest cost over every cut into `ranks` contiguous blocks, block 0 counted with `extra`.
+uint64_t bestContiguousWithRootExtra(const std::vector<uint64_t>& costs, int ranks, uint64_t extra) {
+  uint64_t best = UINT64_MAX;
+  std::function<void(size_t, int, uint64_t)> cut = [&](size_t begin, int rank, uint64_t worst) {
+    uint64_t sum = rank == 0 ? extra : 0;
+    if (rank == ranks - 1) {
+      for (size_t i = begin; i < costs.size(); ++i) sum += costs[i];
+      best = std::min(best, std::max(worst, sum));
+      return;
+    }
+    for (size_t end = begin;; ++end) {
+      cut(end, rank + 1, std::max(worst, sum));
+      if (end == costs.size()) break;
+      sum += costs[end];
+    }
+  };
+  cut(0, 0, 0);
+  return best;
+}
+
+TEST(DistributedScenePartition, RootExtraWorkIsCountedOnRankZeroOnly) {
+  std::mt19937_64 rng(22);
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t n = rng() % 9;
+    const int ranks = 1 + int(rng() % 4);
+    std::vector<uint64_t> costs(n);
+    for (uint64_t& c : costs) c = rng() % 100;
+    const uint64_t extra = trial % 3 == 0 ? 0 : rng() % 300;
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": n " + std::to_string(n) + ", ranks " +
+                 std::to_string(ranks) + ", extra " + std::to_string(extra));
+    const std::vector<LSystemSceneRange> ranges = procgen::partitionByCost(costs, ranks, extra);
+    ASSERT_EQ(ranges.size(), size_t(ranks));
+    EXPECT_EQ(ranges.front().first, 0u);
+    EXPECT_EQ(ranges.back().last, n);
+    for (int r = 1; r < ranks; ++r) EXPECT_EQ(ranges[size_t(r)].first, ranges[size_t(r - 1)].last);
+    uint64_t worst = 0;
+    for (int r = 0; r < ranks; ++r)
+      worst = std::max(worst, rangeCost(costs, ranges[size_t(r)]) + (r == 0 ? extra : 0));
+    EXPECT_EQ(worst, bestContiguousWithRootExtra(costs, ranks, extra));
+    if (extra == 0) {  // the partition without extra work, range for range
+      const std::vector<LSystemSceneRange> plain = procgen::partitionByCost(costs, ranks);
+      for (int r = 0; r < ranks; ++r) {
+        EXPECT_EQ(ranges[size_t(r)].first, plain[size_t(r)].first);
+        EXPECT_EQ(ranges[size_t(r)].last, plain[size_t(r)].last);
+      }
+    }
+  }
+  // By hand: four items of 10 on two ranks; rank 0's extra 20 leaves it one item.
+  const std::vector<uint64_t> four{10, 10, 10, 10};
+  const auto ranges = procgen::partitionByCost(four, 2, 20);
+  EXPECT_EQ(ranges[0].last, 1u);
+  EXPECT_EQ(ranges[1].first, 1u);
+  // Extra work larger than everything else: rank 0 takes nothing.
+  EXPECT_EQ(procgen::partitionByCost(four, 2, 1000)[0].size(), 0u);
+}
+
 class DistributedSceneTest : public procgen::test::ScratchDirTest {
  protected:
   fs::path write(const std::string& name, const std::string& text) {
@@ -187,6 +248,52 @@ TEST_F(DistributedSceneTest, PredictedCostsAreExactForD0LAndTheMeanForStochastic
   procgen::DeriveStats stats;
   procgen::derive(s.instances[0].lsystem, options, &stats);
   EXPECT_EQ(at_two[0], stats.modules_total + stats.modules);
+}
+
+/// Parameters of a derived string (all modules).
+double paramsOf(const procgen::ModuleString& s) { return double(s.params.size()); }
+
+TEST_F(DistributedSceneTest, PredictedWorkCountsParametersAndSegmentsExactlyForD0L) {
+  // Parametric D0L (tree-3d: every production unconditional, context-free) and a
+  // non-parametric one with G, a symbol without productions carrying its
+  // parameter through every step (K), and a production erasing parameters.
+  write("pd0l.l",
+        "Lsystem: 1\nderivation length: 4\nAxiom: A(1)K(2,3)G\n"
+        "A(x) --> F(x)[+(30)A(x*2)]G(x)B\nB --> F(1)A(2)\nF(x) --> F(x+1)\nendlsystem\n");
+  const procgen::LSystemScene s =
+      scene({(kExamples / "tree-3d.l").string() + " n=5", "pd0l.l n=4", (kExamples / "plant-2d.l").string() + " n=3"});
+  const std::vector<procgen::SceneInstanceWork> work = procgen::predictSceneWork(s, procgen::DeriveOptions{});
+  const std::vector<uint64_t> costs = procgen::predictSceneCosts(s, procgen::DeriveOptions{});
+  ASSERT_EQ(work.size(), s.instances.size());
+  for (size_t k = 0; k < s.instances.size(); ++k) {
+    SCOPED_TRACE("instance " + std::to_string(k));
+    const int iterations = *s.instances[k].iterations;
+    double modules_written = 0, params_written = 0;
+    procgen::ModuleString last;
+    for (int step = 1; step <= iterations; ++step) {  // every step's string, derived from the axiom
+      procgen::DeriveOptions options;
+      options.iterations = step;
+      last = procgen::derive(s.instances[k].lsystem, options);
+      modules_written += double(last.size());
+      params_written += paramsOf(last);
+    }
+    double segments = 0;
+    for (uint8_t c : last.symbols) segments += c == 'F' || c == 'G';
+    EXPECT_EQ(work[k].modules_written, modules_written);
+    EXPECT_EQ(work[k].params_written, params_written);
+    EXPECT_EQ(work[k].modules, double(last.size()));
+    EXPECT_EQ(work[k].params, paramsOf(last));
+    EXPECT_EQ(work[k].segments, segments);
+    EXPECT_EQ(double(costs[k]), modules_written + double(last.size()));  // predictSceneCosts: the modules
+  }
+  EXPECT_GT(work[0].params, 0);
+  EXPECT_EQ(work[2].params_written, 0);
+  // The predicted times grow with the work and count the string hashes only when asked for.
+  const std::vector<uint64_t> plain = procgen::predictSceneTimes(work, false);
+  const std::vector<uint64_t> hashed = procgen::predictSceneTimes(work, true);
+  for (size_t k = 0; k < work.size(); ++k) EXPECT_GT(hashed[k], plain[k]);
+  EXPECT_EQ(procgen::predictSceneTimes(std::vector<procgen::SceneInstanceWork>(1), true)[0], 0u);
+  EXPECT_GT(procgen::predictSceneJoinTime(work), procgen::predictSceneJoinTime(std::span(work).first(1)));
 }
 
 TEST_F(DistributedSceneTest, RangesJoinIntoTheWholeScene) {

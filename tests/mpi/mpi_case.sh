@@ -32,7 +32,7 @@ same() {
   done
 }
 stats() { grep -E '"(checksum|min|max|mean|points|vertices|triangles)"' "$1"; }
-scene_stats() { grep -vE '"(derive_ms|interpret_ms|gen_ms|cpu_ms|work_cpu_ms|work_cpu_max_ms|ranks|rank_balance)"' "$1"; }  # all but timings and the split
+scene_stats() { grep -vE '"(derive_ms|interpret_ms|gen_ms|cpu_ms|work_cpu_ms|work_cpu_max_ms|timeline_ms|timeline_cpu_ms|ranks|rank_balance)"' "$1"; }  # all but timings and the split
 
 # Failure cases: every rank's own exit code, via a shell around each rank.
 WRAP='"$0" "$@"; code=$?; echo "rank exit $code" >&2; exit 0'
@@ -162,6 +162,10 @@ case $CASE in
     echo "bad.l" >> mpi/bad.scene
     expect_failure "instance 6: module 1" "^f\.|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene bad.scene \
         -o f.glb --stats-json f.json -q
+    # the first instance's drawing fails on rank 0 while the other ranks' geometry is on its way to it
+    { echo "$SRC/examples/lsystems/plant-1.24b.l n=4 scale=3e38"; sed 1d mpi/bad.scene | head -5; } > mpi/far.scene
+    expect_failure "scene instance 0" "^h\.|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene far.scene \
+        -o h.glb --stats-json h.json -q
     # rank 0 cannot write the glb; then rank 1 cannot write its part
     head -6 mpi/bad.scene > mpi/good.scene
     mkdir mpi/g.glb

@@ -3,10 +3,12 @@
 #include <time.h>
 
 #include <chrono>
+#include <cmath>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -39,6 +41,24 @@ double processCpuMs() {
   return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
 }
 
+/// Per-rank phase timeline for --stats-json ("timeline_ms", "timeline_cpu_ms"):
+/// the end of each phase on the steady clock, which on Linux is one clock for
+/// every process of a node, so the ranks' marks line up, and the process's
+/// CPU time at each mark (docs/scaling.md "Scenes").
+struct Timeline {
+  static constexpr const char* kPhases[] = {"parse",   "partition", "derive", "agree", "interpret",
+                                            "figures", "gather",    "write",  "stats"};
+  static constexpr size_t kCount = sizeof(kPhases) / sizeof(kPhases[0]);
+  std::vector<double> wall{now()}, cpu{processCpuMs()};
+  static double now() {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+  void mark() {
+    wall.push_back(now());
+    cpu.push_back(processCpuMs());
+  }
+};
+
 /// One instance's figures, as a rank sends them to rank 0 (plain bytes: every rank runs this binary).
 struct InstanceFigures {
   int32_t iterations = 0;
@@ -52,41 +72,55 @@ std::span<const uint8_t> bytesOf(const Array& a) {
   return {reinterpret_cast<const uint8_t*>(a.data()), a.size() * sizeof(a[0])};
 }
 
-/// Collective: the ranks' placed geometries joined on rank 0 in rank order
-/// (instance order: the ranges are contiguous), as placeAll joins instances
-/// in one process; each array is gathered and copied once into place.
-/// Other ranks get an empty geometry.
-Geometry gatherGeometry(const Geometry& local) {
-  std::vector<uint64_t> vertex_bytes, polygon_bytes;
-  const std::vector<uint8_t> segments = distributed::gather(bytesOf(local.segments), 0);
-  const std::vector<uint8_t> vertices =
-      distributed::gather(bytesOf(local.polygon_vertices), 0, &vertex_bytes);
-  const std::span<const uint64_t> ends(local.polygon_offsets.data() + 1, local.polygonCount());
-  const std::vector<uint8_t> offsets = distributed::gather(bytesOf(ends), 0, &polygon_bytes);
-  const std::vector<uint8_t> colors = distributed::gather(bytesOf(local.polygon_colors), 0);
-  const std::vector<uint8_t> instances = distributed::gather(bytesOf(local.polygon_instances), 0);
+/// The arrays of a Geometry that travel to rank 0, in this order. Polygon
+/// ends travel without the leading 0 and relative to their rank's vertices.
+constexpr size_t kGeometryArrays = 5;
+
+/// Every rank: starts sending its placed geometry to rank 0 (RootGather),
+/// which joins it with joinGeometry; `local` stays alive until the gather
+/// finishes (or, after a failure, until the process ends).
+void sendGeometry(distributed::RootGather& gather, const std::shared_ptr<const Geometry>& local) {
+  const Geometry& g = *local;
+  const std::span<const uint64_t> ends(g.polygon_offsets.data() + 1, g.polygonCount());
+  const std::span<const uint8_t> arrays[kGeometryArrays] = {bytesOf(g.segments), bytesOf(g.polygon_vertices),
+                                                            bytesOf(ends), bytesOf(g.polygon_colors),
+                                                            bytesOf(g.polygon_instances)};
+  gather.send(arrays, local);
+}
+
+/// Rank 0: the ranks' geometries joined in rank order (instance order: the
+/// ranges are contiguous), as placeAll joins instances in one process. The
+/// joined arrays are sized once, unset (no zero-fill of the segments), and
+/// every rank's arrays land in place: rank 0's by one copy, the others' by
+/// MPI's transport, straight into the joined memory.
+Geometry joinGeometry(distributed::RootGather& gather) {
+  const int ranks = distributed::size();
+  uint64_t total[kGeometryArrays] = {};
+  for (int r = 0; r < ranks; ++r)
+    for (size_t k = 0; k < kGeometryArrays; ++k) total[k] += gather.sizes(r)[k];
   Geometry g;
-  if (!distributed::isRoot()) return g;
-  g.segments.resize(segments.size() / sizeof(Segment));
-  if (!segments.empty()) std::memcpy(g.segments.data(), segments.data(), segments.size());
-  g.polygon_vertices.resize(vertices.size() / sizeof(Vec3));
-  if (!vertices.empty()) std::memcpy(g.polygon_vertices.data(), vertices.data(), vertices.size());
-  g.polygon_colors.resize(colors.size() / sizeof(int32_t));
-  if (!colors.empty()) std::memcpy(g.polygon_colors.data(), colors.data(), colors.size());
-  g.polygon_instances.resize(instances.size() / sizeof(int32_t));
-  if (!instances.empty()) std::memcpy(g.polygon_instances.data(), instances.data(), instances.size());
+  g.segments.resize(total[0] / sizeof(Segment));
+  g.polygon_vertices.resize(total[1] / sizeof(Vec3));
+  g.polygon_offsets.resize(1 + total[2] / sizeof(uint64_t));
+  g.polygon_colors.resize(total[3] / sizeof(int32_t));
+  g.polygon_instances.resize(total[4] / sizeof(int32_t));
+  uint8_t* const into[kGeometryArrays] = {
+      reinterpret_cast<uint8_t*>(g.segments.data()), reinterpret_cast<uint8_t*>(g.polygon_vertices.data()),
+      reinterpret_cast<uint8_t*>(g.polygon_offsets.data() + 1), reinterpret_cast<uint8_t*>(g.polygon_colors.data()),
+      reinterpret_cast<uint8_t*>(g.polygon_instances.data())};
+  uint64_t at[kGeometryArrays] = {};
+  for (int r = 0; r < ranks; ++r)
+    for (size_t k = 0; k < kGeometryArrays; ++k) {
+      gather.receive(r, k, into[k] + at[k]);
+      at[k] += gather.sizes(r)[k];
+    }
+  gather.finish();
   // Each rank's polygon ends count from its own first vertex: shifted by the vertices before it.
-  g.polygon_offsets.resize(1 + offsets.size() / sizeof(uint64_t));
-  const uint8_t* ends_in = offsets.data();
   uint64_t vertex_base = 0;
   size_t p = 1;
-  for (size_t r = 0; r < polygon_bytes.size(); ++r) {
-    for (uint64_t k = 0; k < polygon_bytes[r] / sizeof(uint64_t); ++k, ++p) {
-      uint64_t end;
-      std::memcpy(&end, ends_in + (p - 1) * sizeof(uint64_t), sizeof end);
-      g.polygon_offsets[p] = vertex_base + end;
-    }
-    vertex_base += vertex_bytes[r] / sizeof(Vec3);
+  for (int r = 0; r < ranks; ++r) {
+    for (uint64_t k = 0; k < gather.sizes(r)[2] / sizeof(uint64_t); ++k, ++p) g.polygon_offsets[p] += vertex_base;
+    vertex_base += gather.sizes(r)[1] / sizeof(Vec3);
   }
   return g;
 }
@@ -129,6 +163,7 @@ void writeGltfParts(const std::string& index, const Geometry& geometry, const Wr
 /// is the whole scene.
 void runScene(SceneArgs& a) {
   using Clock = std::chrono::steady_clock;
+  Timeline timeline;
   const Execution execution = a.execution.resolve();
   a.output.validate();
   a.output.memory_budget = a.budget.memory_budget;
@@ -142,6 +177,7 @@ void runScene(SceneArgs& a) {
   LSystemScene scene = LSystemScene::fromFile(a.file);
   for (LSystemInstance& inst : scene.instances) a.turtle.apply(inst.view);  // flags override every instance
   if (scene.instances.empty()) throw Error("the scene lists no L-system");
+  timeline.mark();  // parse
 
   DeriveOptions options;
   options.iterations = a.iterations;
@@ -150,22 +186,42 @@ void runScene(SceneArgs& a) {
   options.execution = execution;
   const int ranks = distributed::size(), me = distributed::rank();
   const size_t n = scene.instances.size();
-  const LSystemSceneRange range = ranks == 1
-                                      ? LSystemSceneRange{0, n}
-                                      : partitionByCost(predictSceneCosts(scene, options), ranks)[size_t(me)];
+  const bool stats = !a.output.files.stats_json.empty();
+  bool needs_geometry = false, needs_string = false;
+  for (const std::string& out : a.output.files.paths)
+    (OutputOptions::isStringOutput(out) ? needs_string : needs_geometry) = true;
+  LSystemSceneRange range{0, n};
+  if (ranks > 1) {
+    // Balanced by predicted time (the string hashes only with --stats-json);
+    // rank 0 also joins the geometry unless every rank writes its own part.
+    const std::vector<SceneInstanceWork> work = predictSceneWork(scene, options);
+    const uint64_t join = needs_geometry && !a.parts ? predictSceneJoinTime(work) : 0;
+    range = partitionByCost(predictSceneTimes(work, stats), ranks, join)[size_t(me)];
+  }
+  timeline.mark();  // partition
 
   const double cpu0 = processCpuMs();
   const auto t0 = Clock::now();
   const LSystemSceneDerivation derivation = deriveSceneRange(scene, range, options);
   const double cpu1 = processCpuMs();
   const auto t1 = Clock::now();
+  timeline.mark();  // derive
   uint64_t scene_modules[1] = {derivation.string.size()};
   distributed::allReduce(std::span<uint64_t>(scene_modules, 1), distributed::ReduceOp::kSum);
   const double cpu2 = processCpuMs();
   const auto t2 = Clock::now();
-  const Geometry local = interpretSceneRange(scene, derivation, scene_modules[0], execution, a.seed,
-                                             a.budget.max_modules, a.budget.memory_budget);
+  timeline.mark();  // agree
+  const auto drawn = std::make_shared<const Geometry>(interpretSceneRange(
+      scene, derivation, scene_modules[0], execution, a.seed, a.budget.max_modules, a.budget.memory_budget));
+  const Geometry& local = *drawn;
   const auto t3 = Clock::now();
+  timeline.mark();  // interpret
+  // The geometry leaves for rank 0 now, while this rank computes its figures.
+  std::unique_ptr<distributed::RootGather> geometry_gather;
+  if (ranks > 1 && needs_geometry && !a.parts) {
+    geometry_gather = std::make_unique<distributed::RootGather>(kGeometryArrays);
+    sendGeometry(*geometry_gather, drawn);
+  }
   // CPU time of derive + interpret: no MPI waiting in it. (Its system part, page faults of the
   // large buffers, varies tenfold on a machine short of free memory: compare small scenes.)
   const double work_cpu_ms = (cpu1 - cpu0) + (processCpuMs() - cpu2);
@@ -190,17 +246,19 @@ void runScene(SceneArgs& a) {
     for (uint64_t v = local.polygon_offsets[p]; v < local.polygon_offsets[p + 1]; ++v)
       f.bounds.add(local.polygon_vertices[v]);
   }
-  const bool stats = !a.output.files.stats_json.empty();
   if (stats)
     for (size_t k = 0; k < range.size(); ++k)
       figures[k].string_hash = stringHash(derivation.instanceString(k, scene));
 
+  timeline.mark();  // figures
   // The outputs: the whole geometry and string on rank 0, or glTF parts on every rank.
-  bool needs_geometry = false, needs_string = false;
-  for (const std::string& out : a.output.files.paths)
-    (OutputOptions::isStringOutput(out) ? needs_string : needs_geometry) = true;
   Geometry gathered;
-  if (ranks > 1 && needs_geometry && !a.parts) gathered = gatherGeometry(local);
+  if (geometry_gather) {
+    if (distributed::isRoot())
+      gathered = joinGeometry(*geometry_gather);
+    else
+      geometry_gather->finish();
+  }
   const Geometry& geometry = ranks > 1 ? gathered : local;
   std::string text;
   if (needs_string) {
@@ -214,6 +272,7 @@ void runScene(SceneArgs& a) {
     }
   }
   const auto t4 = Clock::now();
+  timeline.mark();  // gather
   const double cpu_ms = processCpuMs() - cpu0;
   const WriteOptions write = a.output.writeOptions();
   for (const std::string& out : a.output.files.paths) {
@@ -223,6 +282,7 @@ void runScene(SceneArgs& a) {
       OutputOptions::isStringOutput(out) ? writeOutput(out, text + "\n")
                                          : writeGeometry(geometry, out, write);
   }
+  timeline.mark();  // write
 
   // The job's figures: sums, the slowest rank's times, the per-instance records in instance order.
   // CPU times over the ranks: the section's (MPI spins while it waits), and
@@ -262,6 +322,16 @@ void runScene(SceneArgs& a) {
     });
     uint64_t string_hash;
     std::memcpy(&string_hash, hash.data(), 8);
+    timeline.mark();  // stats: the figures' reductions and the chained hash
+    // Every rank's marks, wall relative to the earliest start, then CPU
+    // relative to its own start, rank after rank.
+    double origin[1] = {timeline.wall[0]};
+    distributed::allReduce(std::span<double>(origin, 1), distributed::ReduceOp::kMin);
+    std::vector<double> marks;
+    for (double t : timeline.wall) marks.push_back(t - origin[0]);
+    for (double t : timeline.cpu) marks.push_back(t - timeline.cpu[0]);
+    const std::vector<uint8_t> mark_bytes = distributed::gather(
+        {reinterpret_cast<const uint8_t*>(marks.data()), marks.size() * sizeof(double)}, 0);
     std::vector<InstanceFigures> all = figures;
     if (ranks > 1) {
       const std::vector<uint8_t> bytes = distributed::gather(
@@ -294,6 +364,21 @@ void runScene(SceneArgs& a) {
       j["seed"] = a.seed;
       j["backend"] = std::string(backendName(execution.backend));
       j["threads"] = threads[0];
+      // Per rank: its start, then the end of each phase (ms from the earliest
+      // rank's start), and its CPU time at the same marks.
+      Json phases = Json::array({"start"});
+      for (const char* name : Timeline::kPhases) phases.push_back(name);
+      j["timeline_phases"] = std::move(phases);
+      Json wall = Json::array(), cpu = Json::array();
+      const size_t marks_per_rank = 2 * (Timeline::kCount + 1);
+      for (size_t at = 0; at + sizeof(double) <= mark_bytes.size(); at += sizeof(double)) {
+        double t;
+        std::memcpy(&t, mark_bytes.data() + at, sizeof t);
+        ((at / sizeof(double)) % marks_per_rank <= Timeline::kCount ? wall : cpu)
+            .push_back(std::round(t * 1000.0) / 1000.0);
+      }
+      j["timeline_ms"] = std::move(wall);
+      j["timeline_cpu_ms"] = std::move(cpu);
       if (distributed::active()) {
         j["ranks"] = ranks;
         j["rank_balance"] = balance[1] > 0 ? balance[0] / (balance[1] / ranks) : 1.0;
