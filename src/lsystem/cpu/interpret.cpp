@@ -347,8 +347,12 @@ class CpuInterpreter {
       }
       const auto [begin, end] = range(c);
       NonFiniteLanes non_finite = {};
-      L.end = walkLinearChunk(s, begin, end, t, blocks_[first_block[c]].start, L, non_finite);
-      if (c == 0) reportSegments(non_finite);  // the other chunks' are tested once mapped
+      if (c == 0) {
+        L.end = walkLinearChunk<true>(s, begin, end, t, blocks_[first_block[c]].start, L, non_finite);
+        reportSegments(non_finite);
+      } else {  // chunk-local coordinates: tested once mapped
+        L.end = walkLinearChunk<false>(s, begin, end, t, blocks_[first_block[c]].start, L, non_finite);
+      }
     });
 
     cancel_.checkWorkers();
@@ -386,10 +390,12 @@ class CpuInterpreter {
   }
 
   /// Matrix accumulation of one chunk: walks modules [begin, end) from `t`,
-  /// writing geometry at `cur` (its nonFiniteDrawnLanes OR-ed into `non_finite`),
-  /// and returns the end state. Flattened, with the view and the slots in
+  /// writing geometry at `cur` (with kTest, its nonFiniteDrawnLanes OR-ed
+  /// into `non_finite`; without, the unused test is compiled away), and
+  /// returns the end state. Flattened, with the view and the slots in
   /// locals, as the serial walkPlain: as calls, the turtle lived in memory
   /// and the walk was ~15 % slower than serial's.
+  template <bool kTest>
   [[gnu::flatten]] PgTurtle walkLinearChunk(const PgStringView& s, uint64_t begin, uint64_t end, PgTurtle t,
                                            EmitCursor cur, LocalTransform& L, NonFiniteLanes& non_finite) const {
     const PgTurtleView view = view_;
@@ -412,7 +418,7 @@ class CpuInterpreter {
         L.color_exact_close = cur.close;
       }
     }
-    non_finite = bad;
+    if constexpr (kTest) non_finite = bad;
     return t;
   }
 
