@@ -308,9 +308,9 @@ class FiniteTracer {
 }  // namespace
 
 bool finiteSegments(const Segment* segments, size_t n) {
-  uint32_t bad = 0;
-  for (size_t i = 0; i < n; ++i) bad |= nonFiniteBits(segments[i]);
-  return finiteBits(bad);
+  NonFiniteLanes bad = {};
+  for (size_t i = 0; i < n; ++i) bad |= nonFiniteLanes(segments[i]);
+  return finiteLanes(bad);
 }
 
 bool finitePolygonVertices(const Geometry& geometry) {

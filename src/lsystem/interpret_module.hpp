@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lsystem/emit.h"
+#include "lsystem/interpret_budget.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "lsystem/match.h"
 #include "lsystem/turtle.h"
@@ -141,12 +142,17 @@ struct EmitSlots {
 };
 
 /// Sink writing at a cursor into pre-sized slots (the cpu interpreter; counts
-/// from countAction place every module's output).
+/// from countAction place every module's output), OR-ing the
+/// nonFiniteDrawnLanes of every segment into `non_finite` as it writes it.
 struct SlotSink {
   EmitCursor& c;
   const EmitSlots& out;
+  NonFiniteLanes& non_finite;
   bool inPolygon() const { return c.polygon_depth > 0; }
-  void segment(const float* prev, const PgTurtle& t) { out.segments[c.segment++] = makeSegment(prev, t, out.instance); }
+  void segment(const float* prev, const PgTurtle& t) {
+    non_finite |= nonFiniteDrawnLanes(t);
+    out.segments[c.segment++] = makeSegment(prev, t, out.instance);
+  }
   void vertex(const PgTurtle& t) { out.records[c.record++] = {t.pos[0], t.pos[1], t.pos[2]}; }
   void beginPolygon() { ++c.polygon_depth; }
   void endPolygon(const PgTurtle& t) {
@@ -156,8 +162,8 @@ struct SlotSink {
 };
 
 inline int emitModule(PgTurtle& t, const PgTurtleView& view, uint8_t symbol, const float* params,
-                      int32_t nparams, EmitCursor& c, const EmitSlots& out) {
-  SlotSink sink{c, out};
+                      int32_t nparams, EmitCursor& c, const EmitSlots& out, NonFiniteLanes& non_finite) {
+  SlotSink sink{c, out, non_finite};
   return applyModule(t, view, symbol, params, nparams, sink);
 }
 

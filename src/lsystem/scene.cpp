@@ -58,24 +58,37 @@ struct Placement {
   }
 };
 
-void appendPlaced(Geometry& dst, const Geometry& src, const Placement& placement) {
+/// Appends `src` to `dst` placed by `placement`; returns whether everything it
+/// appended is finite, tested as it is placed (a second pass over the placed
+/// whole cost as much as placing it).
+bool appendPlaced(Geometry& dst, const Geometry& src, const Placement& placement) {
+  detail::NonFiniteLanes segments_bad = {};
   for (Segment s : src.segments) {
     s.start = placement.apply(s.start);
     s.end = placement.apply(s.end);
     s.width *= placement.scale;
+    segments_bad |= detail::nonFiniteLanes(s);
     dst.segments.push_back(s);
   }
+  uint32_t vertices_bad = 0;
   const uint64_t v0 = dst.polygon_vertices.size();
-  for (const Vec3& v : src.polygon_vertices) dst.polygon_vertices.push_back(placement.apply(v));
+  for (const Vec3& v : src.polygon_vertices) {
+    const Vec3 p = placement.apply(v);
+    vertices_bad |= detail::nonFiniteBit(p.x) | detail::nonFiniteBit(p.y) | detail::nonFiniteBit(p.z);
+    dst.polygon_vertices.push_back(p);
+  }
   for (size_t p = 1; p < src.polygon_offsets.size(); ++p)
     dst.polygon_offsets.push_back(v0 + src.polygon_offsets[p]);
   dst.polygon_colors.insert(dst.polygon_colors.end(), src.polygon_colors.begin(), src.polygon_colors.end());
   dst.polygon_instances.insert(dst.polygon_instances.end(), src.polygon_instances.begin(),
                                src.polygon_instances.end());
+  return detail::finiteLanes(segments_bad) && detail::finiteBits(vertices_bad);
 }
 
 /// The instances' geometry in instance order, each with its placement;
-/// parts[k] is scene instance first + k.
+/// parts[k] is scene instance first + k. The parts are finite (the
+/// interpreters checked them), so non-finite placed geometry is the
+/// placement's doing: the first such instance is named.
 Geometry placeAll(const LSystemScene& scene, size_t first, const std::vector<Geometry>& parts) {
   Geometry out;
   size_t segments = 0, vertices = 0;
@@ -86,17 +99,10 @@ Geometry placeAll(const LSystemScene& scene, size_t first, const std::vector<Geo
   detail::reserveLarge(out.segments, segments);
   detail::reserveLarge(out.polygon_vertices, vertices);
   for (size_t k = 0; k < parts.size(); ++k)
-    appendPlaced(out, parts[k], Placement(scene.instances[first + k]));
-  if (!detail::finiteGeometry(out)) {
-    for (size_t k = 0; k < parts.size(); ++k) {
-      Geometry one;
-      appendPlaced(one, parts[k], Placement(scene.instances[first + k]));
-      if (!detail::finiteGeometry(one))
-        throw Error("scene instance " + std::to_string(first + k) + " (line " +
-                    std::to_string(scene.instances[first + k].line) +
-                    "): its placement (position, rotation, scale) makes the geometry non-finite");
-    }
-  }
+    if (!appendPlaced(out, parts[k], Placement(scene.instances[first + k])))
+      throw Error("scene instance " + std::to_string(first + k) + " (line " +
+                  std::to_string(scene.instances[first + k].line) +
+                  "): its placement (position, rotation, scale) makes the geometry non-finite");
   return out;
 }
 
@@ -202,6 +208,8 @@ Geometry interpretSceneRange(const LSystemScene& scene, const LSystemSceneDeriva
     }
     std::vector<Geometry> parts =
         detail::interpretBatchOpenCL(derivation.string, derivation.begin, opts, together, execution.device);
+    // The device does not test its output: the host scan interpret() makes
+    // on opencl, here for the instances drawn together.
     for (size_t k = 0; k < n; ++k)
       if (together[k] && !detail::finiteGeometry(parts[k]))
         detail::throwNonFiniteGeometry(instance(k).lsystem.data(), derivation.instanceString(k, scene),

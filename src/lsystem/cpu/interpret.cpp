@@ -55,8 +55,6 @@ constexpr uint64_t kBlocksPerChunk = 8;
 constexpr uint64_t kSpawnBranch = 8192;
 /// Input modules per chunk of the homomorphism expansion.
 constexpr uint64_t kExpandChunk = uint64_t{1} << 14;
-/// Segments per chunk of the output's finiteness check (2.5 MiB).
-constexpr uint64_t kFiniteCheckChunk = uint64_t{1} << 16;
 
 /// d -> max(d + add, floor): the effect of a run of '{' / '}' on the polygon
 /// depth ('}' at depth 0 does nothing). Composes associatively.
@@ -106,15 +104,10 @@ class CpuInterpreter {
     for (int c = 0; c < PG_SYMBOL_COUNT; ++c) acts_[c] = pgTurtleActs(static_cast<uint8_t>(c)) != 0;
   }
 
-  /// finiteSegments over [segments, segments + n), in chunks on the threads.
-  bool segmentsFinite(const Segment* segments, uint64_t n) {
-    const ChunkPlan plan = exec_.plan(n, kFiniteCheckChunk);
-    std::atomic<bool> finite{true};
-    exec_.forEachChunk(plan, [&](uint64_t c) {
-      if (!finiteSegments(segments + plan.begin(c), plan.end(c) - plan.begin(c))) finite.store(false);
-    });
-    return finite.load();
-  }
+  /// Whether every segment run() wrote is finite: each walk tests the
+  /// segments it writes in world coordinates (chunk-local ones once mapped),
+  /// so no pass reads the output again.
+  bool segmentsFinite() const { return !segments_non_finite_.load(std::memory_order_relaxed); }
 
   void run(const ModuleString& input, Geometry& out) {
     if (input.size() == 0) return;
@@ -353,7 +346,13 @@ class CpuInterpreter {
         }
       }
       const auto [begin, end] = range(c);
-      L.end = walkLinearChunk(s, begin, end, t, blocks_[first_block[c]].start, L);
+      NonFiniteLanes non_finite = {};
+      if (c == 0) {
+        L.end = walkLinearChunk<true>(s, begin, end, t, blocks_[first_block[c]].start, L, non_finite);
+        reportSegments(non_finite);
+      } else {  // chunk-local coordinates: tested once mapped
+        L.end = walkLinearChunk<false>(s, begin, end, t, blocks_[first_block[c]].start, L, non_finite);
+      }
     });
 
     cancel_.checkWorkers();
@@ -374,6 +373,7 @@ class CpuInterpreter {
       const EmitCursor& lc = blocks_[last_block].count;
       const uint64_t seg_end = lb.segment + lc.segment, rec_end = lb.record + lc.record,
                      close_end = lb.close + lc.close;
+      NonFiniteLanes non_finite = {};
       for (uint64_t k = first.segment; k < seg_end; ++k) {
         Segment& g = slots_.segments[k];
         g.start = mapPoint(S, g.start);
@@ -381,26 +381,32 @@ class CpuInterpreter {
         if (k < L.width_exact_segment) g.width *= S.width;
         if (k < L.color_exact_segment) g.color += S.color;
         g.depth += S.depth;
+        non_finite |= nonFiniteLanes(g);
       }
+      reportSegments(non_finite);
       for (uint64_t k = first.record; k < rec_end; ++k) slots_.records[k] = mapPoint(S, slots_.records[k]);
       for (uint64_t k = first.close; k < close_end && k < L.color_exact_close; ++k) slots_.close_colors[k] += S.color;
     });
   }
 
   /// Matrix accumulation of one chunk: walks modules [begin, end) from `t`,
-  /// writing geometry at `cur`, and returns the end state. Flattened, with the
-  /// view and the slots in locals, as the serial walkPlain: as calls, the
-  /// turtle lived in memory and the walk was ~15 % slower than serial's.
+  /// writing geometry at `cur` (with kTest, its nonFiniteDrawnLanes OR-ed
+  /// into `non_finite`; without, the unused test is compiled away), and
+  /// returns the end state. Flattened, with the view and the slots in
+  /// locals, as the serial walkPlain: as calls, the turtle lived in memory
+  /// and the walk was ~15 % slower than serial's.
+  template <bool kTest>
   [[gnu::flatten]] PgTurtle walkLinearChunk(const PgStringView& s, uint64_t begin, uint64_t end, PgTurtle t,
-                                           EmitCursor cur, LocalTransform& L) const {
+                                           EmitCursor cur, LocalTransform& L, NonFiniteLanes& non_finite) const {
     const PgTurtleView view = view_;
     const EmitSlots slots = slots_;
+    NonFiniteLanes bad = non_finite;
     for (uint64_t i = begin; i < end; ++i) {
       const uint8_t x = s.symbols[i];
       if (!acts_[x]) continue;
       const int32_t np = pgParamCount(&s, i);
       const float* params = np ? s.params + s.param_offsets[i] : nullptr;
-      emitModule(t, view, x, params, np, cur, slots);
+      emitModule(t, view, x, params, np, cur, slots, bad);
       // '!' and '\'' with a parameter set the width / colour (turtle.h):
       // from here on the chunk's values do not depend on its start state.
       if (np > 0 && x == '!' && !L.width_set) {
@@ -412,7 +418,13 @@ class CpuInterpreter {
         L.color_exact_close = cur.close;
       }
     }
+    if constexpr (kTest) non_finite = bad;
     return t;
+  }
+
+  /// Records the non-finite lanes of a walk or a mapping (any thread).
+  void reportSegments(NonFiniteLanes non_finite) {
+    if (!finiteLanes(non_finite)) segments_non_finite_.store(true, std::memory_order_relaxed);
   }
 
   // Float, not double: the mapping pass is compute-bound in double (a
@@ -477,46 +489,47 @@ class CpuInterpreter {
     queue.runAll(0);
   }
 
-  /// One work item: modules [begin, end) from `state` with output cursor `cur`.
+  /// One work item: modules [begin, end) from `state` with output cursor
+  /// `cur`, asking keep_going between runs of kKeepGoingModules.
   void walkItem(const PgStringView& s, uint64_t item, WorkQueue* queue) {
     PgTurtle state = items_[item].state;
     const uint64_t begin = items_[item].begin, end = items_[item].end;
     EmitCursor cur = items_[item].cursor;
+    NonFiniteLanes non_finite = {};
     std::vector<PgTurtle> stack;
     auto next_long = std::lower_bound(long_branches_.begin(), long_branches_.end(), begin,
                                       [](const LongBranch& b, uint64_t pos) { return b.open < pos; });
-    uint64_t next_question = begin + kKeepGoingModules;
-    for (uint64_t i = begin; i < end; ++i) {
-      if (i >= next_question) {
-        if (cancel_.stopped()) return;
-        next_question = i + kKeepGoingModules;
-      }
-      const uint8_t x = s.symbols[i];
-      if (!acts_[x]) continue;
-      if (x == '[' && queue) {
-        while (next_long != long_branches_.end() && next_long->open < i) ++next_long;
-        if (next_long != long_branches_.end() && next_long->open == i) {
-          WorkItem& branch = items_[static_cast<size_t>(next_long - long_branches_.begin()) + 1];
-          branch = {state, i + 1, next_long->close, cur};
-          branch.state.depth += 1;
-          queue->spawn(static_cast<uint64_t>(&branch - items_.data()));
-          // After the ']' the state is the one at '[' (the pop restores it).
-          i = next_long->close;
-          cur = cursorAt(i + 1);
-          continue;
+    for (uint64_t i = begin; i < end;) {
+      if (i != begin && cancel_.stopped()) return;
+      for (const uint64_t run_end = std::min(end, i + kKeepGoingModules); i < run_end; ++i) {
+        const uint8_t x = s.symbols[i];
+        if (!acts_[x]) continue;
+        if (x == '[' && queue) {
+          while (next_long != long_branches_.end() && next_long->open < i) ++next_long;
+          if (next_long != long_branches_.end() && next_long->open == i) {
+            WorkItem& branch = items_[static_cast<size_t>(next_long - long_branches_.begin()) + 1];
+            branch = {state, i + 1, next_long->close, cur};
+            branch.state.depth += 1;
+            queue->spawn(static_cast<uint64_t>(&branch - items_.data()));
+            // After the ']' the state is the one at '[' (the pop restores it).
+            i = next_long->close;
+            cur = cursorAt(i + 1);
+            continue;
+          }
+        }
+        const int32_t np = pgParamCount(&s, i);
+        const float* params = np ? s.params + s.param_offsets[i] : nullptr;
+        const int a = emitModule(state, view_, x, params, np, cur, slots_, non_finite);
+        if (a == PG_TURTLE_PUSH) {
+          stack.push_back(state);
+          state.depth += 1;
+        } else if (a == PG_TURTLE_POP && !stack.empty()) {
+          state = stack.back();
+          stack.pop_back();
         }
       }
-      const int32_t np = pgParamCount(&s, i);
-      const float* params = np ? s.params + s.param_offsets[i] : nullptr;
-      const int a = emitModule(state, view_, x, params, np, cur, slots_);
-      if (a == PG_TURTLE_PUSH) {
-        stack.push_back(state);
-        state.depth += 1;
-      } else if (a == PG_TURTLE_POP && !stack.empty()) {
-        state = stack.back();
-        stack.pop_back();
-      }
     }
+    reportSegments(non_finite);
   }
 
   // -- 3. polygons -------------------------------------------------------------
@@ -571,6 +584,7 @@ class CpuInterpreter {
     EmitCursor cursor;
   };
   std::vector<WorkItem> items_;
+  std::atomic<bool> segments_non_finite_{false};  ///< set by any walk that wrote a non-finite segment
 };
 
 }  // namespace
@@ -578,9 +592,8 @@ class CpuInterpreter {
 bool interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
                   uint64_t seed, Geometry& out) {
   CpuInterpreter interpreter(data, options, seed, options.execution.threads);
-  const size_t first = out.segments.size();
   interpreter.run(string, out);
-  return interpreter.segmentsFinite(out.segments.data() + first, out.segments.size() - first);
+  return interpreter.segmentsFinite();
 }
 
 }  // namespace procgen::detail

@@ -8,8 +8,8 @@ namespace procgen::detail {
 
 /// Appends the geometry of `string` to `out`, in the serial interpreter's
 /// order, using options.execution.threads threads (0: all cores). Returns
-/// whether every segment it appended is finite (checked on those threads);
-/// polygons not checked.
+/// whether every segment it appended is finite (tested as the walks write
+/// them, on those threads); polygons not checked.
 bool interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
                   uint64_t seed, Geometry& out);
 

@@ -48,7 +48,9 @@ class SerialInterpreter {
     for (uint64_t begin = 0; begin < view.length; begin += kKeepGoingModules) {
       cancel_.check();
       expander.walk(view, begin, std::min(view.length, begin + kKeepGoingModules), 0, relevant_,
-                    [this](uint8_t symbol, const float* params, int32_t nparams) { apply(turtle_, symbol, params, nparams); });
+                    [this](uint8_t symbol, const float* params, int32_t nparams) {
+                      apply(turtle_, symbol, params, nparams, *this);
+                    });
     }
   }
 
@@ -60,45 +62,68 @@ class SerialInterpreter {
     const size_t base = out_.segments.size();
     reserveLarge(out_.segments, base + draws);
     out_.segments.resize(base + draws);  // unset (SegmentArray); trimmed to what was drawn below
-    next_segment_ = out_.segments.data() + base;
     const PgStringView view = stringView(s);
-    PgTurtle t = turtle_;
+    PlainWalk walk{turtle_, out_.segments.data() + base, {}};
     for (uint64_t begin = 0; begin < view.length; begin += kKeepGoingModules) {
       cancel_.check();
-      walkPlainChunk(view, begin, std::min(view.length, begin + kKeepGoingModules), t);
+      walkPlainChunk(view, begin, std::min(view.length, begin + kKeepGoingModules), walk);
     }
-    out_.segments.resize(static_cast<size_t>(next_segment_ - out_.segments.data()));
-    next_segment_ = nullptr;
+    out_.segments.resize(static_cast<size_t>(walk.next_segment - out_.segments.data()));
+    non_finite_ |= walk.non_finite;
   }
 
-  /// Modules [begin, end) of walkPlain. The turtle is a local and segments go
-  /// through a raw cursor into storage sized for every F and G, so nothing the
-  /// loop keeps in registers has to be reloaded after a store. Flattened
-  /// (everything it calls inlined into its loop): as a call per module the
-  /// turtle lived in memory, 10-30 % of the whole interpretation. Not inlined
-  /// into walkPlain: keep_going's call there (which clobbers every xmm
-  /// register) put the turtle back in memory, 17 % of plant-2d's interpretation.
-  [[gnu::flatten, gnu::noinline]] void walkPlainChunk(const PgStringView& view, uint64_t begin, uint64_t end,
-                                                      PgTurtle& turtle) {
-    PgTurtle t = turtle;
+  /// What walkPlain carries from one chunk to the next.
+  struct PlainWalk {
+    PgTurtle turtle;
+    Segment* next_segment;        ///< output cursor into storage sized for every F and G
+    NonFiniteLanes non_finite;    ///< nonFiniteDrawnLanes of every segment drawn, OR-ed
+  };
+
+  /// walkPlain's sink: segments at a raw cursor, their finiteness tested as
+  /// they are drawn (so interpret() need not read the output again);
+  /// polygons go to the interpreter.
+  struct PlainSink {
+    SerialInterpreter& self;
+    Segment* next;
+    NonFiniteLanes non_finite;
+    bool inPolygon() const { return self.inPolygon(); }
+    void segment(const float* prev, const PgTurtle& t) {
+      non_finite |= nonFiniteDrawnLanes(t);
+      *next++ = makeSegment(prev, t, self.instance_);
+    }
+    void vertex(const PgTurtle& t) { self.vertex(t); }
+    void beginPolygon() { self.beginPolygon(); }
+    void endPolygon(const PgTurtle& t) { self.endPolygon(t); }
+  };
+
+  /// Modules [begin, end) of walkPlain. The turtle, the string view, the
+  /// output cursor and the finiteness bits are locals, so nothing the loop
+  /// keeps in registers has to be reloaded after a store through the cursor.
+  /// Flattened (everything it calls inlined into its loop): as a call per
+  /// module the turtle lived in memory, 10-30 % of the whole interpretation.
+  /// Not inlined into walkPlain: keep_going's call there (which clobbers every
+  /// xmm register) put the turtle back in memory, 17 % of plant-2d's interpretation.
+  [[gnu::flatten, gnu::noinline]] void walkPlainChunk(const PgStringView& string_view, uint64_t begin, uint64_t end,
+                                                      PlainWalk& walk) {
+    const PgStringView view = string_view;
+    PgTurtle t = walk.turtle;
+    PlainSink sink{*this, walk.next_segment, walk.non_finite};
     for (uint64_t i = begin; i < end; ++i) {
       const uint8_t symbol = view.symbols[i];
       if (!relevant_[symbol]) continue;
       const int32_t nparams = pgParamCount(&view, i);
-      apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams);
+      apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams, sink);
     }
-    turtle = t;
+    walk = {t, sink.next, sink.non_finite};
   }
 
-  // Sink of applyModule: geometry appended to out_ as it is drawn.
+  // Sink of applyModule under a homomorphism: geometry appended to out_ as it is drawn.
   bool inPolygon() const { return !polygon_starts_.empty(); }
   void segment(const float* prev, const PgTurtle& t) {
-    const Segment s = makeSegment(prev, t, instance_);
-    non_finite_ |= nonFiniteBits(s);
-    if (next_segment_) *next_segment_++ = s;
-    else out_.segments.push_back(s);
+    non_finite_ |= nonFiniteDrawnLanes(t);
+    out_.segments.push_back(makeSegment(prev, t, instance_));
   }
-  bool segmentsFinite() const { return finiteBits(non_finite_); }
+  bool segmentsFinite() const { return finiteLanes(non_finite_); }
   void vertex(const PgTurtle& t) { polygon_vertices_.push_back({t.pos[0], t.pos[1], t.pos[2]}); }
   void beginPolygon() { polygon_starts_.push_back(polygon_vertices_.size()); }
   void endPolygon(const PgTurtle& t) {
@@ -116,8 +141,9 @@ class SerialInterpreter {
   }
 
  private:
-  void apply(PgTurtle& t, uint8_t symbol, const float* params, int32_t nparams) {
-    switch (applyModule(t, view_, symbol, params, nparams, *this)) {
+  template <typename Sink>
+  void apply(PgTurtle& t, uint8_t symbol, const float* params, int32_t nparams, Sink& sink) {
+    switch (applyModule(t, view_, symbol, params, nparams, sink)) {
       case PG_TURTLE_PUSH:
         stack_.push_back(t);
         t.depth += 1;
@@ -141,10 +167,7 @@ class SerialInterpreter {
   PgTurtle turtle_{};
   bool relevant_[PG_SYMBOL_COUNT] = {};
   std::vector<PgTurtle> stack_;
-  Segment* next_segment_ = nullptr;  ///< walkPlain's output cursor (null: append)
-  /// nonFiniteBits of every segment drawn, OR-ed. 64-bit so that no store of
-  /// a Segment (floats, int32s) may alias it: walkPlain keeps it in a register.
-  uint64_t non_finite_ = 0;
+  NonFiniteLanes non_finite_ = {};  ///< nonFiniteDrawnLanes of every segment drawn, OR-ed
   std::vector<size_t> polygon_starts_;
   std::vector<Vec3> polygon_vertices_;
 };
