@@ -76,10 +76,25 @@ std::vector<std::filesystem::path> volumeFiles(const std::filesystem::path& path
 // OpenVDB (.vdb), when the build found Debian's libopenvdb-dev (optional,
 // reported by CMake like TBB): the format Houdini, Blender, Maya, EmberGen
 // and every renderer with volumes read.
+//
+// The writer is a module of its own, procgen_vdb.so, loaded on the first
+// .vdb write, so that programs that write none do not load OpenVDB at all.
+// It is looked for in $PROCGEN_PLUGIN_DIR when that is set, otherwise beside
+// the executable (or shared library) libprocgen is linked into and then in
+// ../lib/procgen relative to it (the install tree; CMake's install rule puts
+// it there).
 // ---------------------------------------------------------------------------
 
-/// True when this build can write .vdb files.
+/// True when this build has the .vdb writer (the module is loaded later).
 bool volumeVdbAvailable();
+
+/// Loads the .vdb writer module now, if it is not loaded yet; writeVolumeVdb
+/// does this itself, a caller calls it to learn of a missing module before a
+/// long computation. Throws Error (kUsage) when the build has no OpenVDB,
+/// OutputError naming every path tried and the loader's reason when the
+/// module cannot be loaded (a failed load is retried by the next call).
+/// Thread-safe.
+void loadVolumeVdbWriter();
 
 struct VdbWriteOptions {
   /// The grid's name. "density" is what Blender's and Houdini's volume
@@ -96,11 +111,14 @@ struct VdbWriteOptions {
 /// Background 0; every voxel whose value differs from 0 is active (tolerance
 /// 0), so reading the file back gives every value bit for bit. Blosc-compressed
 /// as OpenVDB writes by default. Throws Error (kUsage) for a bad view or when
-/// the build has no OpenVDB, OutputError when the sink fails. Time and extra
-/// memory linear in the voxel count (the sparse tree is built, then streamed).
+/// the build has no OpenVDB, OutputError when the writer module cannot be
+/// loaded (loadVolumeVdbWriter), when OpenVDB fails, or when the sink fails.
+/// Time and extra memory linear in the voxel count (the sparse tree is
+/// built, then streamed).
 void writeVolumeVdb(const VolumeView& volume, ByteSink& sink, const VdbWriteOptions& options = {});
 
-/// The same, to a file, atomically (procgen/output.hpp).
+/// The same, to a file, atomically (procgen/output.hpp); the view is checked
+/// and the module loaded before the file is opened.
 void writeVolumeVdb(const VolumeView& volume, const std::filesystem::path& path,
                     const VdbWriteOptions& options = {});
 

@@ -235,9 +235,12 @@ void runNoise(const NoiseArgs& args, const ExecutionOptions& execution_options) 
   const bool meshed = job.needsMesh();
   const bool iso_mesh = meshed && job.params.dims == 3;
   bool whole_field = meshed && !iso_mesh;  // the terrain grid of a 2D field
-  for (const NoiseOutput& o : job.outputs)
+  for (const NoiseOutput& o : job.outputs) {
     whole_field = whole_field || o.kind == NoiseOutput::Kind::kVdb ||
                   (o.kind == NoiseOutput::Kind::kImage && job.params.dims == 2 && !job.shaded);
+    // The .vdb writer is a module loaded on demand: a missing one fails now, not after the field is made.
+    if (o.kind == NoiseOutput::Kind::kVdb) loadVolumeVdbWriter();
+  }
   const int ranks = distributed::size();
   const NoiseSlab slab = planSlab(job, iso_mesh);
 

@@ -1,102 +1,216 @@
-// Volumes as OpenVDB files (procgen/volume.hpp, writeVolumeVdb). Built only
-// when CMake found Debian's libopenvdb-dev (PROCGEN_HAVE_OPENVDB); otherwise
+// Volumes as OpenVDB files (procgen/volume.hpp, writeVolumeVdb). The writing
+// itself is in a module of its own, procgen_vdb.so (vdb_module/), loaded with
+// dlopen on the first .vdb write: linking libopenvdb and its dependencies
+// into every procgen process cost each one tens of milliseconds of dynamic
+// relocations before main (docs/performance.md, "Cold start"), and only .vdb
+// output needs them. This file validates the volume, finds and loads the
+// module, and streams what it writes into the caller's ByteSink. Built with
+// PROCGEN_HAVE_OPENVDB when CMake found Debian's libopenvdb-dev; otherwise
 // the functions say the build has no OpenVDB.
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
-#include <streambuf>
+#include <limits>
+#include <new>
 #include <string>
+#include <vector>
+
+#if PROCGEN_HAVE_OPENVDB
+#include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "io/volumes/vdb_module_abi.h"
+#endif
 
 #include "io/output_file.hpp"
 #include "io/volumes/volume_check.hpp"
 #include "procgen/error.hpp"
 #include "procgen/volume.hpp"
 
-#if PROCGEN_HAVE_OPENVDB
-#include <openvdb/io/Stream.h>
-#include <openvdb/openvdb.h>
-#include <openvdb/tools/Dense.h>
-#endif
-
 namespace procgen {
 
-#if PROCGEN_HAVE_OPENVDB
 namespace {
 
-/// A std::streambuf over a ByteSink: OpenVDB writes to a std::ostream, and
-/// this lets it stream into a file or memory sink without a copy in between.
-class SinkStreamBuf final : public std::streambuf {
- public:
-  explicit SinkStreamBuf(ByteSink& sink) : out_(sink) {}
-  void close() { out_.close(); }
-
- protected:
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    out_.write(s, static_cast<size_t>(n));
-    return n;
-  }
-  int_type overflow(int_type c) override {
-    if (!traits_type::eq_int_type(c, traits_type::eof())) {
-      const char ch = traits_type::to_char_type(c);
-      out_.write(&ch, 1);
-    }
-    return traits_type::not_eof(c);
-  }
-
- private:
-  io::OutputStream out_;
-};
-
-}  // namespace
-
-bool volumeVdbAvailable() { return true; }
-
-void writeVolumeVdb(const VolumeView& volume, ByteSink& sink, const VdbWriteOptions& options) {
+/// The checks before any module is loaded or file opened: a valid view, and
+/// dimensions that OpenVDB's 32-bit coordinates hold.
+void checkVdbVolume(const VolumeView& volume) {
   (void)detail::checkedVolumeCount(volume);
   for (uint64_t d : volume.dims)
     if (d > uint64_t(std::numeric_limits<int32_t>::max()))
       throw Error("volume: OpenVDB coordinates are 32-bit; every dimension must be below 2^31", ExitCode::kUsage);
-  openvdb::initialize();  // registers the grid types; idempotent and thread-safe
+}
 
-  using Dense = openvdb::tools::Dense<float, openvdb::tools::LayoutXYZ>;  // x fastest, as VolumeView
-  const openvdb::CoordBBox box(openvdb::Coord(0, 0, 0),
-                               openvdb::Coord(int32_t(volume.dims[0]) - 1, int32_t(volume.dims[1]) - 1,
-                                              int32_t(volume.dims[2]) - 1));
-  // Dense takes a mutable pointer but copyFromDense only reads it.
-  const Dense dense(box, const_cast<float*>(volume.values));
-  openvdb::FloatGrid::Ptr grid = openvdb::FloatGrid::create(/*background=*/0.0f);
-  openvdb::tools::copyFromDense(dense, grid->tree(), /*tolerance=*/0.0f);
+#if PROCGEN_HAVE_OPENVDB
 
-  openvdb::math::Mat4d voxel_to_world = openvdb::math::Mat4d::identity();
-  voxel_to_world.preScale(openvdb::Vec3d(volume.spacing[0], volume.spacing[1], volume.spacing[2]));
-  voxel_to_world.postTranslate(openvdb::Vec3d(volume.origin[0], volume.origin[1], volume.origin[2]));
-  grid->setTransform(openvdb::math::Transform::createLinearTransform(voxel_to_world));
-  grid->setName(options.grid_name);
-  for (const auto& [key, value] : options.metadata) grid->insertMeta(key, openvdb::StringMetadata(value));
+// Set by CMakeLists.txt: the module's file name, and where an installed
+// module sits relative to the installed executable's directory.
+#ifndef PROCGEN_VDB_MODULE_FILE
+#define PROCGEN_VDB_MODULE_FILE "procgen_vdb.so"
+#endif
+#ifndef PROCGEN_VDB_MODULE_INSTALL_DIR
+#define PROCGEN_VDB_MODULE_INSTALL_DIR "../lib/procgen"
+#endif
 
-  SinkStreamBuf buffer(sink);
-  std::ostream stream(&buffer);
-  stream.exceptions(std::ios::badbit);  // a failing sink throws OutputError through the buffer
-  openvdb::io::Stream(stream).write(openvdb::GridCPtrVec{grid});
-  buffer.close();
+/// The directory of the executable or shared library this code was linked
+/// into (what $ORIGIN means in an RPATH); empty when it cannot be found.
+std::filesystem::path directoryOfThisCode() {
+  Dl_info info{};
+  link_map* object = nullptr;
+  if (dladdr1(reinterpret_cast<const void*>(&directoryOfThisCode), &info, reinterpret_cast<void**>(&object),
+              RTLD_DL_LINKMAP) == 0 ||
+      object == nullptr)
+    return {};
+  std::error_code ec;
+  // The main program's link map has no name (dladdr would give argv[0],
+  // which is a bare name when the shell found the program on PATH).
+  const std::filesystem::path file = object->l_name[0] == '\0'
+                                         ? std::filesystem::read_symlink("/proc/self/exe", ec)
+                                         : std::filesystem::weakly_canonical(object->l_name, ec);
+  if (ec) return {};
+  return file.parent_path();
+}
+
+/// Where the module is looked for, in order: only $PROCGEN_PLUGIN_DIR when it
+/// is set; otherwise beside this code (the build tree, where CMake puts the
+/// module beside every executable that writes .vdb) and then the install
+/// tree's module directory.
+std::vector<std::filesystem::path> vdbModuleCandidates() {
+  const char* override_dir = std::getenv("PROCGEN_PLUGIN_DIR");
+  if (override_dir != nullptr && override_dir[0] != '\0')
+    return {std::filesystem::path(override_dir) / PROCGEN_VDB_MODULE_FILE};
+  const std::filesystem::path origin = directoryOfThisCode();
+  if (origin.empty()) return {};
+  return {origin / PROCGEN_VDB_MODULE_FILE,
+          (origin / PROCGEN_VDB_MODULE_INSTALL_DIR / PROCGEN_VDB_MODULE_FILE).lexically_normal()};
+}
+
+/// The module's entry point, loaded once per process and never unloaded
+/// (OpenVDB keeps global state). A failed load is not remembered, so a later
+/// call (after PROCGEN_PLUGIN_DIR changed) tries again.
+procgen_vdb_write_fn vdbModule() {
+  static std::atomic<procgen_vdb_write_fn> loaded{nullptr};
+  static std::mutex loading;
+  if (procgen_vdb_write_fn entry = loaded.load(std::memory_order_acquire)) return entry;
+  const std::lock_guard<std::mutex> lock(loading);
+  if (procgen_vdb_write_fn entry = loaded.load(std::memory_order_relaxed)) return entry;
+
+  std::string tried;  // "PATH: reason" per candidate, as dlerror words it
+  const auto failed = [&tried](const std::filesystem::path& candidate, std::string message) {
+    // dlerror() usually starts with the path already.
+    const std::string prefix = candidate.string() + ": ";
+    if (message.compare(0, prefix.size(), prefix) != 0) message = prefix + message;
+    tried += (tried.empty() ? "" : "; ") + message;
+  };
+  for (const std::filesystem::path& candidate : vdbModuleCandidates()) {
+    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* reason = dlerror();
+      failed(candidate, reason != nullptr ? reason : "cannot be loaded");
+      continue;
+    }
+    dlerror();  // clear, then tell a null symbol from a missing one
+    void* symbol = dlsym(handle, PROCGEN_VDB_MODULE_ENTRY);
+    if (symbol == nullptr) {
+      const char* reason = dlerror();
+      failed(candidate, std::string(reason != nullptr ? reason : "null entry point " PROCGEN_VDB_MODULE_ENTRY) +
+                            " (a module from another procgen build?)");
+      dlclose(handle);
+      continue;
+    }
+    const auto entry = reinterpret_cast<procgen_vdb_write_fn>(symbol);
+    loaded.store(entry, std::memory_order_release);
+    return entry;
+  }
+  if (tried.empty()) tried = "nowhere (the directory of the running program is unknown)";
+  throw OutputError("cannot write .vdb: the OpenVDB writer module " PROCGEN_VDB_MODULE_FILE
+                    " could not be loaded; tried " +
+                    tried + " (PROCGEN_PLUGIN_DIR names the directory that holds it)");
+}
+
+/// What the module's byte callback writes into: the host's buffered stream,
+/// and the exception its sink threw (rethrown once the module has returned,
+/// so no C++ exception crosses the C interface).
+struct SinkContext {
+  io::OutputStream* out;
+  std::exception_ptr failure;
+};
+
+int writeToSink(void* context, const void* bytes, size_t size) {
+  auto* sink = static_cast<SinkContext*>(context);
+  try {
+    sink->out->write(bytes, size);
+    return 0;
+  } catch (...) {
+    sink->failure = std::current_exception();
+    return 1;
+  }
+}
+
+#endif
+
+}  // namespace
+
+#if PROCGEN_HAVE_OPENVDB
+
+bool volumeVdbAvailable() { return true; }
+
+void loadVolumeVdbWriter() { (void)vdbModule(); }
+
+void writeVolumeVdb(const VolumeView& volume, ByteSink& sink, const VdbWriteOptions& options) {
+  checkVdbVolume(volume);
+  const procgen_vdb_write_fn write = vdbModule();
+
+  const procgen_vdb_volume c_volume{volume.values,
+                                    {volume.dims[0], volume.dims[1], volume.dims[2]},
+                                    {volume.spacing[0], volume.spacing[1], volume.spacing[2]},
+                                    {volume.origin[0], volume.origin[1], volume.origin[2]}};
+  std::vector<const char*> keys, values;
+  for (const auto& [key, value] : options.metadata) {
+    keys.push_back(key.c_str());
+    values.push_back(value.c_str());
+  }
+  io::OutputStream out(sink);
+  SinkContext context{&out, nullptr};
+  char error[1024] = "";
+  const int status = write(&c_volume, options.grid_name.c_str(), keys.data(), values.data(), keys.size(),
+                           &writeToSink, &context, error, sizeof error);
+  switch (status) {
+    case PROCGEN_VDB_OK: out.close(); return;
+    case PROCGEN_VDB_SINK_FAILED:
+      if (context.failure) std::rethrow_exception(context.failure);
+      throw OutputError("cannot write .vdb to " + sink.name() + ": the output stopped");
+    case PROCGEN_VDB_OUT_OF_MEMORY: throw std::bad_alloc();
+    default: throw OutputError("cannot write .vdb to " + sink.name() + ": OpenVDB: " + error);
+  }
 }
 
 #else
 
 bool volumeVdbAvailable() { return false; }
 
-void writeVolumeVdb(const VolumeView& volume, ByteSink&, const VdbWriteOptions&) {
-  (void)detail::checkedVolumeCount(volume);
+void loadVolumeVdbWriter() {
   throw Error("cannot write .vdb: this build has no OpenVDB (install libopenvdb-dev and rebuild); write .raw and "
               "its .json sidecar instead",
               ExitCode::kUsage);
 }
 
+void writeVolumeVdb(const VolumeView& volume, ByteSink&, const VdbWriteOptions&) {
+  (void)detail::checkedVolumeCount(volume);
+  loadVolumeVdbWriter();
+}
+
 #endif
 
 void writeVolumeVdb(const VolumeView& volume, const std::filesystem::path& path, const VdbWriteOptions& options) {
-  if (!volumeVdbAvailable()) {
-    MemorySink refused;  // throws the same message without creating the file
-    writeVolumeVdb(volume, refused, options);
-  }
+  // A bad view, a build without OpenVDB or a module that does not load
+  // throws before the file is opened, so no file appears.
+  if (volumeVdbAvailable()) checkVdbVolume(volume);
+  else (void)detail::checkedVolumeCount(volume);
+  loadVolumeVdbWriter();
   io::writeToFile(path, [&](ByteSink& sink) { writeVolumeVdb(volume, sink, options); });
 }
 
