@@ -2,7 +2,8 @@
 # Builds the parser fuzzers with clang + ASan/UBSan and runs them.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]   (defaults 600, lsystem)
 # TARGET: one of the libFuzzer targets tests/fuzz/fuzz_TARGET.cpp, or all (every
-# tests/fuzz/fuzz_*.cpp in turn, SECONDS apiece; CI runs `fuzz.sh 30 all`):
+# tests/fuzz/fuzz_*.cpp, SECONDS apiece, PROCGEN_FUZZ_JOBS (default nproc) side by side;
+# CI runs `fuzz.sh 30 all`):
 #   lsystem        the .l language front end (src/lsystem/parser.cpp)
 #   lsystem_scene  the L-system .scene reader (src/lsystem/scene_file.cpp)
 #   boxtree        the treebox .boxtree format (src/treebox/box_tree_format.cpp)
