@@ -2,7 +2,8 @@
 # Builds the parser fuzzers with clang + ASan/UBSan and runs them.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]   (defaults 600, lsystem)
 # TARGET: one of the libFuzzer targets tests/fuzz/fuzz_TARGET.cpp, or all (every
-# tests/fuzz/fuzz_*.cpp in turn, SECONDS apiece; CI runs `fuzz.sh 30 all`):
+# tests/fuzz/fuzz_*.cpp, SECONDS apiece, PROCGEN_FUZZ_JOBS (default nproc) side by side;
+# CI runs `fuzz.sh 30 all`):
 #   lsystem        the .l language front end (src/lsystem/parser.cpp)
 #   lsystem_scene  the L-system .scene reader (src/lsystem/scene_file.cpp)
 #   boxtree        the treebox .boxtree format (src/treebox/box_tree_format.cpp)
@@ -43,7 +44,33 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build "$build" -j2 --target "${run[@]/#/fuzz_}"
 mkdir -p "$build/artifacts"
+# The targets run side by side, one per core (PROCGEN_FUZZ_JOBS, default nproc):
+# each is one single-threaded process, so on CI's two cores two targets get
+# their SECONDS each in half the wall time. Each target's output goes to
+# $build/fuzz_TARGET.log; its final stats are printed, and on a failure the
+# log's end (the report and the reproducer's name).
+jobs=${PROCGEN_FUZZ_JOBS:-$(nproc)}
+declare -A running=()  # pid -> target
+failed=()
+finish_one() {
+  local pid status=0
+  wait -n -p pid "${!running[@]}" || status=$?
+  local t=${running[$pid]}
+  unset "running[$pid]"
+  local log="$build/fuzz_$t.log"
+  echo "== fuzz_$t: $(grep -m1 '^Done ' "$log" || echo 'no final stats')" >&2
+  # libFuzzer exits non-zero on a crash, a leak, a timeout (-timeout) or an
+  # input over -rss_limit_mb; the reproducer is the artifact it names.
+  if ((status != 0)); then
+    tail -n 80 "$log" >&2
+    echo "fuzz.sh: FAILED: fuzz_$t found an input that crashes, leaks, hangs or exhausts memory;" \
+      "reproduce with: $build/tests/fuzz/fuzz_$t $(ls -t "$build/artifacts/fuzz_$t-"* 2>/dev/null | head -1)" \
+      "(whole output: $log)" >&2
+    failed+=("$t")
+  fi
+}
 for t in "${run[@]}"; do
+  while ((${#running[@]} >= jobs)); do finish_one; done
   corpus="$build/corpus-$t"
   mkdir -p "$corpus"
   if [ -d "tests/fuzz/corpus/$t" ]; then cp "tests/fuzz/corpus/$t"/* "$corpus"/; fi
@@ -54,13 +81,14 @@ for t in "${run[@]}"; do
   esac
   dict=()
   if [ -f "tests/fuzz/corpus/$t.dict" ]; then dict=(-dict="tests/fuzz/corpus/$t.dict"); fi
-  echo "== fuzz_$t: $seconds s" >&2
-  # libFuzzer exits non-zero on a crash, a leak, a timeout (-timeout) or an
-  # input over -rss_limit_mb; the reproducer is the artifact it names.
-  if ! "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=5 \
-    -rss_limit_mb=1024 -artifact_prefix="$build/artifacts/fuzz_$t-" -print_final_stats=1 "${dict[@]}" "$corpus"; then
-    echo "fuzz.sh: FAILED: fuzz_$t found an input that crashes, leaks, hangs or exhausts memory;" \
-      "reproduce with: $build/tests/fuzz/fuzz_$t $(ls -t "$build/artifacts/fuzz_$t-"* 2>/dev/null | head -1)" >&2
-    exit 1
-  fi
+  echo "== fuzz_$t: $seconds s (log: $build/fuzz_$t.log)" >&2
+  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=5 \
+    -rss_limit_mb=1024 -artifact_prefix="$build/artifacts/fuzz_$t-" -print_final_stats=1 "${dict[@]}" "$corpus" \
+    > "$build/fuzz_$t.log" 2>&1 &
+  running[$!]=$t
 done
+while ((${#running[@]} > 0)); do finish_one; done
+if ((${#failed[@]} > 0)); then
+  echo "fuzz.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
