@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common/backends.hpp"
+#include "common/error_of.hpp"
 #include "procgen/error.hpp"
 #include "procgen/lsystem.hpp"
 #include "procgen/scene.hpp"
@@ -24,20 +25,7 @@ namespace {
 using test::BackendTest;
 using test::CpuChunkScope;
 
-/// The message of the Error `fn` throws, or "" (and a failure) when it does not.
-template <typename Fn>
-std::string errorOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "another exception: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "no exception";
-  return {};
-}
+using test::errorOf;
 
 /// 2000 modules the turtle ignores: 31 chunks of 64.
 const std::string kFiller(2000, 'A');

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common/backends.hpp"
+#include "common/error_of.hpp"
 #include "lsystem/lsystem_data.hpp"
 #include "procgen/error.hpp"
 #include "procgen/io.hpp"
@@ -29,20 +30,7 @@ namespace {
 
 using test::BackendTest;
 
-/// The message of the Error `fn` throws, or "" (and a failure) when it does not.
-template <typename E, typename Fn>
-std::string errorOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "another exception: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "no exception";
-  return {};
-}
+using test::errorOf;
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 
