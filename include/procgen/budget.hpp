@@ -11,7 +11,8 @@
 
 namespace procgen {
 
-/// The machine's physical memory in bytes (8 GiB when it cannot be read).
+/// The machine's physical memory in bytes (8 GiB when it cannot be read),
+/// read once per process.
 uint64_t physicalMemoryBytes();
 
 /// The process's address-space limit (RLIMIT_AS, the soft limit `ulimit -v`
@@ -46,6 +47,12 @@ uint64_t residentMemoryBytes();
 /// and the allocator's blocks count too). An explicit budget counts the
 /// stages' arrays only.
 uint64_t heldForBudget(uint64_t bytes, uint64_t held_bytes, uint64_t budget_bytes);
+
+namespace detail {
+/// heldForBudget when the caller already knows defaultMemoryBudget() (a
+/// derivation asks at every step; the default costs a getrlimit each time).
+uint64_t heldForBudget(uint64_t bytes, uint64_t held_bytes, uint64_t budget_bytes, uint64_t default_budget);
+}  // namespace detail
 
 /// Throws ResourceError when `bytes` (what `stage` is about to allocate) plus
 /// `held_bytes` (what the run already holds and keeps) exceeds the budget.

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "procgen/memory.hpp"
 
@@ -30,6 +31,16 @@ inline constexpr size_t kLargeBufferBytes = kLargeBlockBytes;
 /// kLargeBufferBytes; never fails.
 void adviseHugePages(const void* p, size_t bytes) noexcept;
 
+/// Advises a vector's new allocation, unless its allocator is the
+/// OverwriteAllocator: allocateLarge() maps its blocks advised already, and a
+/// second madvise per call is a system call on every reuse of a kept block.
+template <typename Vector>
+void adviseNewAllocation(const Vector& v) noexcept {
+  using T = typename Vector::value_type;
+  if constexpr (!std::is_same_v<typename Vector::allocator_type, OverwriteAllocator<T>>)
+    adviseHugePages(v.data(), v.capacity() * sizeof(T));
+}
+
 /// Makes `v` hold `n` elements whose values the caller is about to overwrite:
 /// growing does not copy the old elements to the new allocation, and with an
 /// OverwriteVector nothing is written (with a std::vector the new elements
@@ -39,7 +50,7 @@ void resizeForOverwrite(Vector& v, size_t n) {
   if (n > v.capacity()) {
     Vector fresh;
     fresh.reserve(n);
-    adviseHugePages(fresh.data(), fresh.capacity() * sizeof(typename Vector::value_type));
+    adviseNewAllocation(fresh);
     v.swap(fresh);
   }
   v.resize(n);
@@ -51,7 +62,7 @@ template <typename Vector>
 void reserveLarge(Vector& v, size_t n) {
   if (n <= v.capacity()) return;
   v.reserve(n);
-  adviseHugePages(v.data(), v.capacity() * sizeof(typename Vector::value_type));
+  adviseNewAllocation(v);
 }
 
 }  // namespace procgen::detail

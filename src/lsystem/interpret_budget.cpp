@@ -137,7 +137,7 @@ InterpretSize checkInterpretation(const LSystemData& data, const ModuleString& s
     if (homomorphism && max_modules && c.modules > max_modules) return false;
     // Near the default budget the resident memory counts too (heldForBudget).
     const uint64_t bytes = bytesOf(c, homomorphism);
-    const uint64_t held = heldForBudget(bytes, held_bytes, budget_bytes);
+    const uint64_t held = procgen::detail::heldForBudget(bytes, held_bytes, budget_bytes, budget);
     return held <= budget && bytes <= budget - held;
   };
   auto result = [&](const Count& c) {

@@ -12,7 +12,8 @@ MemoryBudget::MemoryBudget(uint64_t max_modules, uint64_t budget_bytes)
 
 uint64_t MemoryBudget::held(double projected, uint64_t current_bytes) const {
   const uint64_t need = projected >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(projected);
-  return heldForBudget(need, current_bytes, requested_budget_);
+  // budget_bytes_ is the default budget when none was requested: asked once, in the constructor.
+  return procgen::detail::heldForBudget(need, current_bytes, requested_budget_, budget_bytes_);
 }
 
 namespace {
