@@ -23,7 +23,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "io/volumes/vdb_module_abi.h"
+#include "io/volumes/vdb_module_abi.hpp"
 #endif
 
 #include "io/output_file.hpp"

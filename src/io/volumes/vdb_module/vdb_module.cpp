@@ -1,7 +1,7 @@
 // The .vdb writer module (procgen_vdb.so): the one piece of procgen that
 // links OpenVDB. libprocgen loads it with dlopen on the first .vdb write
 // (vdb_writer.cpp), so that no other run pays for loading libopenvdb and its
-// dependencies; the interface is the C entry point of vdb_module_abi.h.
+// dependencies; the interface is the C entry point of vdb_module_abi.hpp.
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -13,7 +13,7 @@
 #include <openvdb/openvdb.h>
 #include <openvdb/tools/Dense.h>
 
-#include "io/volumes/vdb_module_abi.h"
+#include "io/volumes/vdb_module_abi.hpp"
 
 namespace {
 
@@ -98,4 +98,4 @@ extern "C" __attribute__((visibility("default"))) int procgen_vdb_write_v1(
 }
 
 static_assert(std::is_same_v<decltype(&procgen_vdb_write_v1), procgen_vdb_write_fn>,
-              "the entry point must match vdb_module_abi.h");
+              "the entry point must match vdb_module_abi.hpp");

@@ -11,7 +11,10 @@
  * loading it fails with dlsym's error instead of misreading arguments.
  * Plain C types only, so no C++ object crosses the boundary, and no
  * exception either: the module catches its own, the host's sink reports a
- * failure through the callback's return value. */
+ * failure through the callback's return value.
+ *
+ * Named .hpp although it is C: every .h file under src/ is a header kernels share
+ * (compiled as OpenCL C and embedded in the library, ProcgenKernels.cmake). */
 #ifndef PROCGEN_IO_VOLUMES_VDB_MODULE_ABI_H
 #define PROCGEN_IO_VOLUMES_VDB_MODULE_ABI_H
 
