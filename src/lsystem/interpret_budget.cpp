@@ -315,7 +315,7 @@ bool finiteSegments(const Segment* segments, size_t n) {
 
 bool finitePolygonVertices(const Geometry& geometry) {
   uint32_t bad = 0;
-  for (const Vec3& v : geometry.polygon_vertices) bad |= nonFiniteBit(v.x) | nonFiniteBit(v.y) | nonFiniteBit(v.z);
+  for (const Vec3& v : geometry.polygon_vertices) bad |= nonFiniteBit(v);
   return finiteBits(bad);
 }
 

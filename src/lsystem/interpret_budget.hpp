@@ -49,6 +49,9 @@ inline uint32_t nonFiniteBit(float f) {
   return (w & 0x7f800000u) + 0x00800000u;
 }
 
+/// nonFiniteBit of a point's three coordinates, OR-ed.
+inline uint32_t nonFiniteBit(const Vec3& v) { return nonFiniteBit(v.x) | nonFiniteBit(v.y) | nonFiniteBit(v.z); }
+
 /// Whether no float behind `bits` (nonFiniteBit(s) OR-ed together) was non-finite.
 inline bool finiteBits(uint64_t bits) { return !(bits & 0x80000000u); }
 

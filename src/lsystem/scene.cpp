@@ -74,7 +74,7 @@ bool appendPlaced(Geometry& dst, const Geometry& src, const Placement& placement
   const uint64_t v0 = dst.polygon_vertices.size();
   for (const Vec3& v : src.polygon_vertices) {
     const Vec3 p = placement.apply(v);
-    vertices_bad |= detail::nonFiniteBit(p.x) | detail::nonFiniteBit(p.y) | detail::nonFiniteBit(p.z);
+    vertices_bad |= detail::nonFiniteBit(p);
     dst.polygon_vertices.push_back(p);
   }
   for (size_t p = 1; p < src.polygon_offsets.size(); ++p)

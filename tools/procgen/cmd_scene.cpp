@@ -57,7 +57,13 @@ struct Timeline {
     wall.push_back(now());
     cpu.push_back(processCpuMs());
   }
+  /// The marks by name: kStart, then the end of each phase (kPhases' order).
+  enum Mark : size_t { kStart, kParse, kPartition, kDerive, kAgree, kInterpret, kFigures, kGather, kWrite, kStats };
+  /// Wall and CPU milliseconds from mark `from` to mark `to`.
+  double ms(Mark from, Mark to) const { return wall[to] - wall[from]; }
+  double cpuMs(Mark from, Mark to) const { return cpu[to] - cpu[from]; }
 };
+static_assert(Timeline::kStats == Timeline::kCount, "a Mark per phase, after kStart");
 
 /// One instance's figures, as a rank sends them to rank 0 (plain bytes: every rank runs this binary).
 struct InstanceFigures {
@@ -156,13 +162,12 @@ void writeGltfParts(const std::string& index, const Geometry& geometry, const Wr
 
 /// Under mpirun (procgen/distributed.hpp, docs/scaling.md "Scenes") the
 /// instances are split into contiguous ranges balanced by their predicted
-/// cost (predictSceneCosts, partitionByCost); each rank derives and draws its
+/// time (predictSceneWork, predictSceneTimes, partitionByCost); each rank derives and draws its
 /// range with its own backend, and rank 0 gathers the geometry (or, with
 /// --parts, every rank writes its part of one glTF) and the per-instance
 /// figures, so every output is the one-process output. One rank: the range
 /// is the whole scene.
 void runScene(SceneArgs& a) {
-  using Clock = std::chrono::steady_clock;
   Timeline timeline;
   const Execution execution = a.execution.resolve();
   a.output.validate();
@@ -200,21 +205,14 @@ void runScene(SceneArgs& a) {
   }
   timeline.mark();  // partition
 
-  const double cpu0 = processCpuMs();
-  const auto t0 = Clock::now();
   const LSystemSceneDerivation derivation = deriveSceneRange(scene, range, options);
-  const double cpu1 = processCpuMs();
-  const auto t1 = Clock::now();
   timeline.mark();  // derive
   uint64_t scene_modules[1] = {derivation.string.size()};
   distributed::allReduce(std::span<uint64_t>(scene_modules, 1), distributed::ReduceOp::kSum);
-  const double cpu2 = processCpuMs();
-  const auto t2 = Clock::now();
   timeline.mark();  // agree
   const auto drawn = std::make_shared<const Geometry>(interpretSceneRange(
       scene, derivation, scene_modules[0], execution, a.seed, a.budget.max_modules, a.budget.memory_budget));
   const Geometry& local = *drawn;
-  const auto t3 = Clock::now();
   timeline.mark();  // interpret
   // The geometry leaves for rank 0 now, while this rank computes its figures.
   std::unique_ptr<distributed::RootGather> geometry_gather;
@@ -224,7 +222,8 @@ void runScene(SceneArgs& a) {
   }
   // CPU time of derive + interpret: no MPI waiting in it. (Its system part, page faults of the
   // large buffers, varies tenfold on a machine short of free memory: compare small scenes.)
-  const double work_cpu_ms = (cpu1 - cpu0) + (processCpuMs() - cpu2);
+  using T = Timeline;
+  const double work_cpu_ms = timeline.cpuMs(T::kPartition, T::kDerive) + timeline.cpuMs(T::kAgree, T::kInterpret);
 
   // Per-instance figures from this rank's tagged geometry.
   std::vector<InstanceFigures> figures(range.size());
@@ -271,9 +270,8 @@ void runScene(SceneArgs& a) {
       text.assign(all.begin(), all.end());
     }
   }
-  const auto t4 = Clock::now();
   timeline.mark();  // gather
-  const double cpu_ms = processCpuMs() - cpu0;
+  const double cpu_ms = timeline.cpuMs(T::kPartition, T::kGather);
   const WriteOptions write = a.output.writeOptions();
   for (const std::string& out : a.output.files.paths) {
     if (a.parts && !OutputOptions::isStringOutput(out))
@@ -290,9 +288,8 @@ void runScene(SceneArgs& a) {
   double cpu_sum[2] = {cpu_ms, work_cpu_ms}, cpu_max[1] = {work_cpu_ms};
   distributed::allReduce(std::span<double>(cpu_sum, 2), distributed::ReduceOp::kSum);
   distributed::allReduce(std::span<double>(cpu_max, 1), distributed::ReduceOp::kMax);
-  double times[3] = {std::chrono::duration<double, std::milli>(t1 - t0).count(),
-                     std::chrono::duration<double, std::milli>(t3 - t2).count(),
-                     std::chrono::duration<double, std::milli>((t1 - t0) + (t3 - t2) + (t4 - t3)).count()};
+  double times[3] = {timeline.ms(T::kPartition, T::kDerive), timeline.ms(T::kAgree, T::kInterpret),
+                     timeline.ms(T::kPartition, T::kDerive) + timeline.ms(T::kAgree, T::kGather)};
   distributed::allReduce(std::span<double>(times, 3), distributed::ReduceOp::kMax);
   uint64_t sums[4] = {0, 0, local.segments.size(), local.polygonCount()};
   for (const DeriveStats& st : derivation.stats) sums[1] += st.modules_total;
