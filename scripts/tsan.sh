@@ -27,7 +27,11 @@ tests="$build/tests/procgen_tsan_tests"
 # from procgen_tsan_tests' list (tests/CMakeLists.txt): fail rather than skip it.
 IFS=: read -ra patterns <<< "$filter"
 for pattern in "${patterns[@]}"; do
-  if ! "$tests" --gtest_list_tests --gtest_filter="$pattern" | grep -q '^  '; then
+  # The list is read whole before grep looks at it: `... | grep -q` under
+  # pipefail failed when grep quit at the first match while the binary was
+  # still writing a long list (SIGPIPE), and CI then named a suite as missing.
+  listed=$("$tests" --gtest_list_tests --gtest_filter="$pattern")
+  if ! grep -q '^  ' <<< "$listed"; then
     echo "tsan.sh: no test in procgen_tsan_tests matches '$pattern': add its source to procgen_tsan_test_sources" \
       "(tests/CMakeLists.txt)" >&2
     exit 1
