@@ -1,9 +1,10 @@
 // Per-module interpretation logic shared by the interpreters (paper §5; ABOP
 // §1.5): the turtle set up from the view settings, what each symbol makes the
 // caller emit, the emission of one module into geometry slots, and the
-// on-the-fly homomorphism expansion (cpfg). The serial interpreter walks the
-// string once with these; the cpu interpreter runs the same code per chunk
-// and per branch, writing to offsets from a prefix sum of the counts below.
+// on-the-fly homomorphism expansion (cpfg), and the plain walk of a run of
+// modules (walkRun). The serial interpreter walks the string once with these;
+// the cpu interpreter runs the same code per chunk and per branch, writing to
+// offsets from a prefix sum of the counts below.
 #pragma once
 
 #include <algorithm>
@@ -141,30 +142,106 @@ struct EmitSlots {
   int32_t instance = 0;
 };
 
-/// Sink writing at a cursor into pre-sized slots (the cpu interpreter; counts
-/// from countAction place every module's output), OR-ing the
-/// nonFiniteDrawnLanes of every segment into `non_finite` as it writes it.
-struct SlotSink {
-  EmitCursor& c;
-  const EmitSlots& out;
-  NonFiniteLanes& non_finite;
-  bool inPolygon() const { return c.polygon_depth > 0; }
-  void segment(const float* prev, const PgTurtle& t) {
-    non_finite |= nonFiniteDrawnLanes(t);
-    out.segments[c.segment++] = makeSegment(prev, t, out.instance);
+/// Sink writing through raw cursors into pre-sized slots (the cpu
+/// interpreter; counts from countAction place every module's output), OR-ing
+/// the nonFiniteDrawnLanes of every segment into `non_finite` as it writes it
+/// (with kTestFinite; without, for geometry tested later, no test is made).
+/// Cursors and bits by value, not indices from a base through references: in
+/// a walk's locals nothing is reloaded after a store through a cursor.
+template <bool kTestFinite>
+struct BasicSlotSink {
+  Segment* next_segment;
+  Vec3* next_record;
+  int32_t* next_close;
+  int64_t polygon_depth;
+  int32_t instance;
+  NonFiniteLanes non_finite = {};
+
+  BasicSlotSink(const EmitSlots& out, const EmitCursor& c) : instance(out.instance) { moveTo(out, c); }
+  /// Continues writing at `c` in `out` (the non-finite bits are kept).
+  void moveTo(const EmitSlots& out, const EmitCursor& c) {
+    next_segment = out.segments + c.segment;
+    next_record = out.records + c.record;
+    next_close = out.close_colors + c.close;
+    polygon_depth = c.polygon_depth;
   }
-  void vertex(const PgTurtle& t) { out.records[c.record++] = {t.pos[0], t.pos[1], t.pos[2]}; }
-  void beginPolygon() { ++c.polygon_depth; }
+  /// The cursor as offsets into `out` (the slots it was made from).
+  EmitCursor cursor(const EmitSlots& out) const {
+    return {static_cast<uint64_t>(next_segment - out.segments), static_cast<uint64_t>(next_record - out.records),
+            static_cast<uint64_t>(next_close - out.close_colors), polygon_depth};
+  }
+
+  bool inPolygon() const { return polygon_depth > 0; }
+  void segment(const float* prev, const PgTurtle& t) {
+    if constexpr (kTestFinite) non_finite |= nonFiniteDrawnLanes(t);
+    *next_segment++ = makeSegment(prev, t, instance);
+  }
+  void vertex(const PgTurtle& t) { *next_record++ = {t.pos[0], t.pos[1], t.pos[2]}; }
+  void beginPolygon() { ++polygon_depth; }
   void endPolygon(const PgTurtle& t) {
-    out.close_colors[c.close++] = t.color;
-    --c.polygon_depth;
+    *next_close++ = t.color;
+    --polygon_depth;
+  }
+};
+using SlotSink = BasicSlotSink<true>;
+
+/// The branch stack of a walk: '[' saves the turtle and the branch is drawn
+/// one level deeper; ']' restores the saved turtle (with none saved, at the
+/// top level, it does nothing).
+struct BranchStack {
+  std::vector<PgTurtle> saved;
+  void push(PgTurtle& t) {
+    saved.push_back(t);
+    t.depth += 1;
+  }
+  void pop(PgTurtle& t) {
+    if (!saved.empty()) {
+      t = saved.back();
+      saved.pop_back();
+    }
   }
 };
 
-inline int emitModule(PgTurtle& t, const PgTurtleView& view, uint8_t symbol, const float* params,
-                      int32_t nparams, EmitCursor& c, const EmitSlots& out, NonFiniteLanes& non_finite) {
-  SlotSink sink{c, out, non_finite};
-  return applyModule(t, view, symbol, params, nparams, sink);
+/// Modules [begin, end) of `view` applied to `t` in order, the output told to
+/// `sink` (applyModule) and '[' / ']' to sink.push(t) / sink.pop(t), which own
+/// the branch stack; modules the turtle ignores (`acts` false: A, X, ...) are
+/// skipped without a call or a mispredicted dispatch.
+template <typename Sink>
+[[gnu::always_inline]] inline void walkModules(const PgStringView& view, uint64_t begin, uint64_t end,
+                                               const bool* acts, const PgTurtleView& turtle_view, PgTurtle& t,
+                                               Sink& sink) {
+  for (uint64_t i = begin; i < end; ++i) {
+    const uint8_t symbol = view.symbols[i];
+    if (!acts[symbol]) continue;
+    const int32_t nparams = pgParamCount(&view, i);
+    const float* params = nparams ? view.params + view.param_offsets[i] : nullptr;
+    switch (applyModule(t, turtle_view, symbol, params, nparams, sink)) {
+      case PG_TURTLE_PUSH: sink.push(t); break;
+      case PG_TURTLE_POP: sink.pop(t); break;
+      default: break;
+    }
+  }
+}
+
+/// The one plain walk (no homomorphism) of the serial and cpu interpreters:
+/// walkModules over [begin, end) with the string view, the turtle view, the
+/// turtle and the sink copied into locals and back, so nothing the loop keeps
+/// in registers is reloaded after a store through the sink's cursors.
+/// Flattened (everything it calls inlined into its loop): as a call per module
+/// the turtle lived in memory, 10-30 % of the whole interpretation. Not
+/// inlined into its callers: a call there (keep_going clobbers every xmm
+/// register) put the turtle back in memory, 17 % of plant-2d's interpretation.
+template <typename Sink>
+[[gnu::flatten, gnu::noinline]] void walkRun(const PgStringView& string_view, uint64_t begin, uint64_t end,
+                                             const bool* acts, const PgTurtleView& turtle_view, PgTurtle& turtle,
+                                             Sink& sink_io) {
+  const PgStringView view = string_view;
+  const PgTurtleView tv = turtle_view;
+  PgTurtle t = turtle;
+  Sink sink = sink_io;
+  walkModules(view, begin, end, acts, tv, t, sink);
+  turtle = t;
+  sink_io = sink;
 }
 
 /// Applies homomorphism productions on the fly: visit(symbol, params, nparams)

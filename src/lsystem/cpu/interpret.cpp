@@ -34,6 +34,7 @@
 #include "lsystem/cpu/interpret.hpp"
 
 #include <atomic>
+#include <cstring>
 #include <vector>
 
 #include "common/assert.hpp"
@@ -346,13 +347,17 @@ class CpuInterpreter {
         }
       }
       const auto [begin, end] = range(c);
-      NonFiniteLanes non_finite = {};
-      if (c == 0) {
-        L.end = walkLinearChunk<true>(s, begin, end, t, blocks_[first_block[c]].start, L, non_finite);
-        reportSegments(non_finite);
+      const EmitCursor& at = blocks_[first_block[c]].start;
+      BranchStack stack;
+      if (c == 0) {  // the real state: drawn as the serial interpreter draws, tested as it writes
+        LinearSink<true> sink{{slots_, at}, &stack};
+        walkRun(s, begin, end, acts_, view_, t, sink);
+        reportSegments(sink.non_finite);
       } else {  // chunk-local coordinates: tested once mapped
-        L.end = walkLinearChunk<false>(s, begin, end, t, blocks_[first_block[c]].start, L, non_finite);
+        LinearSink<false> sink{{slots_, at}, &stack};
+        walkLocalChunk(s, begin, end, t, sink, L);
       }
+      L.end = t;
     });
 
     cancel_.checkWorkers();
@@ -389,37 +394,59 @@ class CpuInterpreter {
     });
   }
 
-  /// Matrix accumulation of one chunk: walks modules [begin, end) from `t`,
-  /// writing geometry at `cur` (with kTest, its nonFiniteDrawnLanes OR-ed
-  /// into `non_finite`; without, the unused test is compiled away), and
-  /// returns the end state. Flattened, with the view and the slots in
-  /// locals, as the serial walkPlain: as calls, the turtle lived in memory
-  /// and the walk was ~15 % slower than serial's.
-  template <bool kTest>
-  [[gnu::flatten]] PgTurtle walkLinearChunk(const PgStringView& s, uint64_t begin, uint64_t end, PgTurtle t,
-                                           EmitCursor cur, LocalTransform& L, NonFiniteLanes& non_finite) const {
-    const PgTurtleView view = view_;
-    const EmitSlots slots = slots_;
-    NonFiniteLanes bad = non_finite;
-    for (uint64_t i = begin; i < end; ++i) {
-      const uint8_t x = s.symbols[i];
-      if (!acts_[x]) continue;
-      const int32_t np = pgParamCount(&s, i);
-      const float* params = np ? s.params + s.param_offsets[i] : nullptr;
-      emitModule(t, view, x, params, np, cur, slots, bad);
-      // '!' and '\'' with a parameter set the width / colour (turtle.h):
-      // from here on the chunk's values do not depend on its start state.
-      if (np > 0 && x == '!' && !L.width_set) {
+  /// walkRun's sink on this path: a slot sink (testing segments as it writes
+  /// them in world coordinates, with kTestFinite) and a branch stack. No
+  /// bracket reaches it (interpretLinear is taken only without them), but as
+  /// the serial walk's twin it handles them alike: with '[' and ']' as no-ops
+  /// GCC lowered the turtle's switch to chains of bit tests instead of one
+  /// jump table, 10 % more instructions in the walk.
+  template <bool kTestFinite>
+  struct LinearSink : BasicSlotSink<kTestFinite> {
+    BranchStack* stack;
+    void push(PgTurtle& t) { stack->push(t); }
+    void pop(PgTurtle& t) { stack->pop(t); }
+  };
+
+  /// Matrix accumulation of chunk c > 0: walks modules [begin, end) from the
+  /// identity frame `t` (walkRun, as chunk 0 and the serial interpreter) and
+  /// notes in `L` where the first '!' and '\'' with a parameter set the width
+  /// and colour: from there on the chunk's values do not depend on its start
+  /// state (turtle.h). The walk is split at those two modules, found by
+  /// memchr, so its loop carries no test for them. (Chunk 0 needs no notes:
+  /// it starts from the real state and is never mapped.)
+  void walkLocalChunk(const PgStringView& s, uint64_t begin, uint64_t end, PgTurtle& t, LinearSink<false>& sink,
+                      LocalTransform& L) const {
+    const uint64_t width_at = firstWithParameter(s, begin, end, '!');
+    const uint64_t color_at = firstWithParameter(s, begin, end, '\'');
+    uint64_t i = begin;
+    for (const uint64_t stop : {std::min(width_at, color_at), std::max(width_at, color_at)}) {
+      if (stop >= end) break;
+      walkRun(s, i, stop + 1, acts_, view_, t, sink);
+      i = stop + 1;
+      const EmitCursor at = sink.cursor(slots_);
+      if (stop == width_at) {
         L.width_set = true;
-        L.width_exact_segment = cur.segment;
-      } else if (np > 0 && x == '\'' && !L.color_set) {
+        L.width_exact_segment = at.segment;
+      } else {
         L.color_set = true;
-        L.color_exact_segment = cur.segment;
-        L.color_exact_close = cur.close;
+        L.color_exact_segment = at.segment;
+        L.color_exact_close = at.close;
       }
     }
-    if constexpr (kTest) non_finite = bad;
-    return t;
+    walkRun(s, i, end, acts_, view_, t, sink);
+  }
+
+  /// The first module in [begin, end) of `s` with symbol `x` and a parameter; `end` if none.
+  static uint64_t firstWithParameter(const PgStringView& s, uint64_t begin, uint64_t end, uint8_t x) {
+    if (!s.param_offsets) return end;  // no module has parameters
+    const uint8_t* const last = s.symbols + end;
+    for (const uint8_t* p = s.symbols + begin; p < last; ++p) {
+      p = static_cast<const uint8_t*>(std::memchr(p, x, static_cast<size_t>(last - p)));
+      if (!p) break;
+      const uint64_t i = static_cast<uint64_t>(p - s.symbols);
+      if (pgParamCount(&s, i) > 0) return i;
+    }
+    return end;
   }
 
   /// Records the non-finite lanes of a walk or a mapping (any thread).
@@ -494,9 +521,8 @@ class CpuInterpreter {
   void walkItem(const PgStringView& s, uint64_t item, WorkQueue* queue) {
     PgTurtle state = items_[item].state;
     const uint64_t begin = items_[item].begin, end = items_[item].end;
-    EmitCursor cur = items_[item].cursor;
-    NonFiniteLanes non_finite = {};
-    std::vector<PgTurtle> stack;
+    SlotSink sink(slots_, items_[item].cursor);
+    BranchStack stack;
     auto next_long = std::lower_bound(long_branches_.begin(), long_branches_.end(), begin,
                                       [](const LongBranch& b, uint64_t pos) { return b.open < pos; });
     for (uint64_t i = begin; i < end;) {
@@ -508,28 +534,23 @@ class CpuInterpreter {
           while (next_long != long_branches_.end() && next_long->open < i) ++next_long;
           if (next_long != long_branches_.end() && next_long->open == i) {
             WorkItem& branch = items_[static_cast<size_t>(next_long - long_branches_.begin()) + 1];
-            branch = {state, i + 1, next_long->close, cur};
+            branch = {state, i + 1, next_long->close, sink.cursor(slots_)};
             branch.state.depth += 1;
             queue->spawn(static_cast<uint64_t>(&branch - items_.data()));
             // After the ']' the state is the one at '[' (the pop restores it).
             i = next_long->close;
-            cur = cursorAt(i + 1);
+            sink.moveTo(slots_, cursorAt(i + 1));
             continue;
           }
         }
         const int32_t np = pgParamCount(&s, i);
         const float* params = np ? s.params + s.param_offsets[i] : nullptr;
-        const int a = emitModule(state, view_, x, params, np, cur, slots_, non_finite);
-        if (a == PG_TURTLE_PUSH) {
-          stack.push_back(state);
-          state.depth += 1;
-        } else if (a == PG_TURTLE_POP && !stack.empty()) {
-          state = stack.back();
-          stack.pop_back();
-        }
+        const int a = applyModule(state, view_, x, params, np, sink);
+        if (a == PG_TURTLE_PUSH) stack.push(state);
+        else if (a == PG_TURTLE_POP) stack.pop(state);
       }
     }
-    reportSegments(non_finite);
+    reportSegments(sink.non_finite);
   }
 
   // -- 3. polygons -------------------------------------------------------------

@@ -54,8 +54,9 @@ class SerialInterpreter {
     }
   }
 
-  /// No homomorphism: the string is drawn as it is, in chunks of modules,
-  /// asking keep_going between them.
+  /// No homomorphism: the string is drawn as it is (walkRun, shared with the
+  /// cpu interpreter's linear path), in chunks of modules, asking keep_going
+  /// between them.
   void walkPlain(const ModuleString& s) {
     bool special = false;
     const uint64_t draws = countDrawSymbols(s.symbols.data(), s.size(), &special);
@@ -63,59 +64,35 @@ class SerialInterpreter {
     reserveLarge(out_.segments, base + draws);
     out_.segments.resize(base + draws);  // unset (SegmentArray); trimmed to what was drawn below
     const PgStringView view = stringView(s);
-    PlainWalk walk{turtle_, out_.segments.data() + base, {}};
+    PgTurtle t = turtle_;
+    PlainSink sink{this, out_.segments.data() + base, {}};
     for (uint64_t begin = 0; begin < view.length; begin += kKeepGoingModules) {
       cancel_.check();
-      walkPlainChunk(view, begin, std::min(view.length, begin + kKeepGoingModules), walk);
+      walkRun(view, begin, std::min(view.length, begin + kKeepGoingModules), relevant_, view_, t, sink);
     }
-    out_.segments.resize(static_cast<size_t>(walk.next_segment - out_.segments.data()));
-    non_finite_ |= walk.non_finite;
+    turtle_ = t;
+    out_.segments.resize(static_cast<size_t>(sink.next - out_.segments.data()));
+    non_finite_ |= sink.non_finite;
   }
-
-  /// What walkPlain carries from one chunk to the next.
-  struct PlainWalk {
-    PgTurtle turtle;
-    Segment* next_segment;        ///< output cursor into storage sized for every F and G
-    NonFiniteLanes non_finite;    ///< nonFiniteDrawnLanes of every segment drawn, OR-ed
-  };
 
   /// walkPlain's sink: segments at a raw cursor, their finiteness tested as
   /// they are drawn (so interpret() need not read the output again);
-  /// polygons go to the interpreter.
+  /// polygons and the branch stack go to the interpreter.
   struct PlainSink {
-    SerialInterpreter& self;
+    SerialInterpreter* self;
     Segment* next;
     NonFiniteLanes non_finite;
-    bool inPolygon() const { return self.inPolygon(); }
+    bool inPolygon() const { return self->inPolygon(); }
     void segment(const float* prev, const PgTurtle& t) {
       non_finite |= nonFiniteDrawnLanes(t);
-      *next++ = makeSegment(prev, t, self.instance_);
+      *next++ = makeSegment(prev, t, self->instance_);
     }
-    void vertex(const PgTurtle& t) { self.vertex(t); }
-    void beginPolygon() { self.beginPolygon(); }
-    void endPolygon(const PgTurtle& t) { self.endPolygon(t); }
+    void vertex(const PgTurtle& t) { self->vertex(t); }
+    void beginPolygon() { self->beginPolygon(); }
+    void endPolygon(const PgTurtle& t) { self->endPolygon(t); }
+    void push(PgTurtle& t) { self->stack_.push(t); }
+    void pop(PgTurtle& t) { self->stack_.pop(t); }
   };
-
-  /// Modules [begin, end) of walkPlain. The turtle, the string view, the
-  /// output cursor and the finiteness bits are locals, so nothing the loop
-  /// keeps in registers has to be reloaded after a store through the cursor.
-  /// Flattened (everything it calls inlined into its loop): as a call per
-  /// module the turtle lived in memory, 10-30 % of the whole interpretation.
-  /// Not inlined into walkPlain: keep_going's call there (which clobbers every
-  /// xmm register) put the turtle back in memory, 17 % of plant-2d's interpretation.
-  [[gnu::flatten, gnu::noinline]] void walkPlainChunk(const PgStringView& string_view, uint64_t begin, uint64_t end,
-                                                      PlainWalk& walk) {
-    const PgStringView view = string_view;
-    PgTurtle t = walk.turtle;
-    PlainSink sink{*this, walk.next_segment, walk.non_finite};
-    for (uint64_t i = begin; i < end; ++i) {
-      const uint8_t symbol = view.symbols[i];
-      if (!relevant_[symbol]) continue;
-      const int32_t nparams = pgParamCount(&view, i);
-      apply(t, symbol, nparams ? view.params + view.param_offsets[i] : nullptr, nparams, sink);
-    }
-    walk = {t, sink.next, sink.non_finite};
-  }
 
   // Sink of applyModule under a homomorphism: geometry appended to out_ as it is drawn.
   bool inPolygon() const { return !polygon_starts_.empty(); }
@@ -144,16 +121,8 @@ class SerialInterpreter {
   template <typename Sink>
   void apply(PgTurtle& t, uint8_t symbol, const float* params, int32_t nparams, Sink& sink) {
     switch (applyModule(t, view_, symbol, params, nparams, sink)) {
-      case PG_TURTLE_PUSH:
-        stack_.push_back(t);
-        t.depth += 1;
-        break;
-      case PG_TURTLE_POP:
-        if (!stack_.empty()) {
-          t = stack_.back();
-          stack_.pop_back();
-        }
-        break;
+      case PG_TURTLE_PUSH: stack_.push(t); break;
+      case PG_TURTLE_POP: stack_.pop(t); break;
       default: break;
     }
   }
@@ -166,7 +135,7 @@ class SerialInterpreter {
   PgTurtleView view_{};
   PgTurtle turtle_{};
   bool relevant_[PG_SYMBOL_COUNT] = {};
-  std::vector<PgTurtle> stack_;
+  BranchStack stack_;
   NonFiniteLanes non_finite_ = {};  ///< nonFiniteDrawnLanes of every segment drawn, OR-ed
   std::vector<size_t> polygon_starts_;
   std::vector<Vec3> polygon_vertices_;
