@@ -227,6 +227,52 @@ TEST_P(Parity, RandomTurtleStringsInterpretIdentically) {
   }
 }
 
+/// Widths and colours set with and without a parameter in the chunks the
+/// non-branching path walks from the identity frame: each such chunk notes
+/// where its first '!(w)' and '\'(c)' make its values independent of its start
+/// state (the walk is split there), so every offset of them within 8-module
+/// chunks, either first, is checked against serial (colours exactly).
+TEST_P(Parity, WidthAndColourSetInLaterChunksInterpretIdentically) {
+  const procgen::LSystem lsystem = procgen::LSystem::fromText("Axiom: F\n");
+  const std::string patterns[] = {"!F'F F!(0.5)F+'(7)F{.F.F}F !F'F!(0.25)F'(9)F",
+                                  "'F!F F'(4)F-{.F.F}F!(2)F !F'F'(6)F!(0.75)F"};
+  for (const std::string& pattern : patterns) {
+    for (int pad = 0; pad < 10; ++pad) {
+      ModuleString s;
+      s.clear(true);
+      auto add = [&](uint8_t c, const std::vector<float>& params) {
+        s.symbols.push_back(c);
+        s.params.insert(s.params.end(), params.begin(), params.end());
+        s.param_offsets.push_back(s.params.size());
+      };
+      for (int i = 0; i < 400 + pad; ++i) add(i % 5 == 4 ? '+' : 'F', {});
+      for (size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == ' ') continue;
+        std::vector<float> params;
+        if (i + 1 < pattern.size() && pattern[i + 1] == '(') {
+          const size_t close = pattern.find(')', i);
+          params.push_back(std::stof(pattern.substr(i + 2, close - i - 2)));
+          add(static_cast<uint8_t>(pattern[i]), params);
+          i = close;
+        } else {
+          add(static_cast<uint8_t>(pattern[i]), params);
+        }
+      }
+      for (int i = 0; i < 100; ++i) add(i % 3 == 2 ? '-' : 'F', {});
+      SCOPED_TRACE(pattern + " pad=" + std::to_string(pad));
+      procgen::ViewSettings view;
+      view.angle_deg = 33.0f;
+      view.width_factor = 0.8f;
+      view.initial_width = 0.7f;  // a start width other than 1, so a mis-noted '!(w)' shows
+      const procgen::Geometry want = interpretWith(lsystem, s, view, 1, serialExecution());
+      ASSERT_EQ(want.polygonCount(), 1u);
+      CpuChunkScope chunks(8);
+      const procgen::Geometry got = interpretWith(lsystem, s, view, 1, execution());
+      ASSERT_EQ(compareGeometry(got, want, false, s.size()), "");
+    }
+  }
+}
+
 /// A polygon open across many count blocks, then plain drawing: the blocks
 /// between '{' and '}' hold nothing but turtle moves, and the one holding '}'
 /// has no other special symbol, so every way the count pass can skip a block
