@@ -130,6 +130,11 @@ case $CASE in
         || fail "scene statistics differ"
     both scene "$SRC/examples/scenes/forest.scene" -n 3 --backend serial --cylinders -o tubes.gltf -q
     same tubes.gltf
+    # statistics without the string: the whole string's hash continued over the ranks' runs of instances
+    both scene "$SRC/examples/scenes/forest.scene" --backend serial -o f2.glb --stats-json s2.json -q
+    same f2.glb
+    scene_stats ref/s2.json > ref.stats && scene_stats mpi/s2.json > mpi.stats && cmp ref.stats mpi.stats \
+        || fail "self-scheduled scene statistics differ"
     # polygons, a homomorphism, context and conditions, one instance per rank and more
     printf 'Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n' > leaf.l
     printf 'Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> A[+A]A\nhomomorphism:\nA --> F[-F]\nendlsystem\n' > hom.l
