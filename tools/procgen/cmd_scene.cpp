@@ -131,8 +131,9 @@ struct PartRef {
 /// per instance), as placeAll joins instances in one process; `order` lists
 /// every part sent. The joined arrays are sized once, unset (no zero-fill of
 /// the segments), and every part lands in place: rank 0's by one copy, the
-/// others' by MPI's transport, straight into the joined memory.
-Geometry joinGeometry(distributed::RootGather& gather, std::span<const PartRef> order) {
+/// others' by MPI's transport, straight into the joined memory. `room` may
+/// hold segments already allocated and touched (kept when they suffice).
+Geometry joinGeometry(distributed::RootGather& gather, std::span<const PartRef> order, Geometry room = {}) {
   using Offsets = std::array<uint64_t, kGeometryArrays>;
   std::vector<std::vector<Offsets>> at(size_t(distributed::size()));  // per rank and part: where it goes
   Offsets total{};
@@ -143,7 +144,7 @@ Geometry joinGeometry(distributed::RootGather& gather, std::span<const PartRef> 
     const std::vector<uint64_t>& sizes = gather.sizes(ref.rank, ref.part);
     for (size_t k = 0; k < kGeometryArrays; ++k) total[k] += sizes[k];
   }
-  Geometry g;
+  Geometry g = std::move(room);
   g.segments.resize(total[0] / sizeof(Segment));
   g.polygon_vertices.resize(total[1] / sizeof(Vec3));
   g.polygon_offsets.resize(1 + total[2] / sizeof(uint64_t));
@@ -241,8 +242,11 @@ void runScene(SceneArgs& a) {
   // contiguous ranges balanced by predicted time.
   bool self_scheduled = false;
   std::vector<size_t> order;  // self-scheduled: the instances, the longest predicted first
+  double predicted_segments = 0;
   if (ranks > 1 && !a.parts && execution.backend != Backend::kOpenCL) {
-    const std::vector<uint64_t> predicted = predictSceneTimes(predictSceneWork(scene, options), stats);
+    const std::vector<SceneInstanceWork> work = predictSceneWork(scene, options);
+    for (const SceneInstanceWork& w : work) predicted_segments += w.segments;
+    const std::vector<uint64_t> predicted = predictSceneTimes(work, stats);
     order.resize(n);
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return predicted[x] > predicted[y]; });
@@ -305,6 +309,18 @@ void runScene(SceneArgs& a) {
     distributed::SharedCounter counter(n);
     if (needs_geometry) geometry_gather = std::make_unique<distributed::RootGather>(kGeometryArrays);
     std::vector<std::shared_ptr<const Geometry>> kept;
+    // Rank 0 allocates and first writes the joined segments (the predicted
+    // count, up to 64 MiB) before its first instance, while the others work
+    // on the two they start with: the page faults — and the host's, when the
+    // guest touches memory for the first time (docs/scaling.md) — fall inside
+    // the balanced loop instead of after it, when every other rank waits.
+    Geometry room;
+    if (geometry_gather && distributed::isRoot()) {
+      constexpr double kMaxRoom = double(uint64_t{64} << 20) / sizeof(Segment);
+      room.segments.resize(size_t(std::min(kMaxRoom, predicted_segments * 1.05 + 1024)));
+      constexpr size_t kPage = 4096 / sizeof(Segment);
+      for (size_t i = 0; i < room.segments.size(); i += kPage) room.segments[i] = Segment{};
+    }
     double derive_wall = 0, derive_cpu = 0, draw_wall = 0, draw_cpu = 0;
     for (uint64_t i; (i = counter.next()) < n;) {
       const size_t k = order[size_t(i)];
@@ -374,7 +390,7 @@ void runScene(SceneArgs& a) {
     }
     if (geometry_gather) {
       if (distributed::isRoot())
-        gathered = joinGeometry(*geometry_gather, where);
+        gathered = joinGeometry(*geometry_gather, where, std::move(room));
       else
         geometry_gather->finish();
     }
