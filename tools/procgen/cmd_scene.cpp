@@ -2,16 +2,17 @@
 // drawn into one mesh (paper §6); docs/scenes.md describes the scene file.
 #include <time.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
-#include <numeric>
-#include <algorithm>
 #include <cmath>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <numeric>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -199,12 +200,13 @@ void writeGltfParts(const std::string& index, const Geometry& geometry, const Wr
 }
 
 /// Under mpirun (procgen/distributed.hpp, docs/scaling.md "Scenes") the
-/// instances are split into contiguous ranges balanced by their predicted
-/// time (predictSceneWork, predictSceneTimes, partitionByCost); each rank derives and draws its
-/// range with its own backend, and rank 0 gathers the geometry (or, with
-/// --parts, every rank writes its part of one glTF) and the per-instance
-/// figures, so every output is the one-process output. One rank: the range
-/// is the whole scene.
+/// ranks take the instances one by one from a shared counter (one thread
+/// per rank), or else split them into contiguous ranges balanced by their
+/// predicted time (predictSceneWork, predictSceneTimes, partitionByCost);
+/// each rank derives and draws its instances with its own backend, and rank
+/// 0 gathers the geometry in instance order (or, with --parts, every rank
+/// writes its part of one glTF) and the per-instance figures, so every
+/// output is the one-process output. One rank: the range is the whole scene.
 void runScene(SceneArgs& a) {
   Timeline timeline;
   const Execution execution = a.execution.resolve();
