@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <span>
@@ -168,42 +169,77 @@ class Exchange {
 
 /// A gather of arrays on rank 0 that overlaps the other ranks' work (the
 /// scene's geometry, docs/scaling.md "Scenes"): every rank hands its arrays
-/// over as soon as they are ready (send(), which returns at once) and goes
-/// on working; rank 0 learns a rank's array sizes (sizes(r)), says where each
-/// of its arrays goes (receive()), and the bytes land straight in that
-/// memory — no staging buffer, no zero-fill, each byte written once on rank
-/// 0 (its own arrays by one copy, the others' by MPI's transport). Messages
-/// as Exchange's, in pieces below 2^31 bytes; failures as Exchange's (the
-/// constructor starts the nonblocking checkpoint, so a rank that fails
-/// before sending stops the others waiting in sizes() or finish()).
-/// One rank: receive() copies the rank's own arrays.
+/// over in parts, each as soon as it is ready (send(), which returns at once),
+/// and goes on working; rank 0 learns the array sizes of a rank's parts
+/// (sizes(r, p)), says where each array of each part goes (receive()), and
+/// the bytes land straight in that memory — no staging buffer, no zero-fill,
+/// each byte written once on rank 0 (its own arrays by one copy, the others'
+/// by MPI's transport). Messages as Exchange's, in pieces below 2^31 bytes;
+/// failures as Exchange's (the constructor starts the nonblocking
+/// checkpoint, so a rank that fails before sending stops the others waiting
+/// in sizes() or finish()). One rank: receive() copies the rank's own arrays.
 class RootGather {
  public:
-  /// Collective: every rank, the same number of arrays.
+  /// Collective: every rank, the same number of arrays per part.
   explicit RootGather(size_t arrays);
   ~RootGather();
   RootGather(const RootGather&) = delete;
   RootGather& operator=(const RootGather&) = delete;
 
-  /// Every rank, once: its arrays (`arrays` of them), in order. Their memory
-  /// must stay valid until finish(); `owner`, if given, owns it, and is kept
-  /// alive until the process ends if the run fails with transfers in flight.
+  /// Every rank, once per part (parts numbered 0, 1, ... in the order sent):
+  /// the part's arrays (`arrays` of them), in order. Their memory must stay
+  /// valid until finish(); `owner`, if given, owns it, and is kept alive
+  /// until the process ends if the run fails with transfers in flight.
   void send(std::span<const std::span<const uint8_t>> arrays, std::shared_ptr<const void> owner = {});
-  /// Rank 0: the byte size of each of rank r's arrays (waits for them).
-  const std::vector<uint64_t>& sizes(int r);
-  /// Rank 0: rank r's array `array` goes to `into` (sizes(r)[array] bytes).
-  void receive(int r, size_t array, uint8_t* into);
+  /// Rank 0: the byte size of each array of rank r's part `part` (waits for
+  /// them; rank 0's own: parts it has sent).
+  const std::vector<uint64_t>& sizes(int r, size_t part = 0);
+  /// Rank 0: array `array` of rank r's part `part` goes to `into`
+  /// (sizes(r, part)[array] bytes). For one rank and array, parts in order.
+  void receive(int r, size_t part, size_t array, uint8_t* into);
+  void receive(int r, size_t array, uint8_t* into) { receive(r, 0, array, into); }
   /// Every rank: waits until its transfers are done (rank 0: every receive).
   void finish();
 
  private:
   Exchange exchange_;
   size_t arrays_;
-  std::vector<std::span<const uint8_t>> own_;
-  std::vector<uint64_t> own_sizes_;
-  std::vector<std::vector<uint64_t>> sizes_;  // rank 0: per rank, once its sizes arrived
-  std::vector<bool> known_;
-  bool sent_ = false;
+  std::vector<std::vector<std::span<const uint8_t>>> own_;  // this rank's parts (rank 0 copies from them)
+  std::deque<std::vector<uint64_t>> own_sizes_;             // stable addresses: sends read them
+  std::vector<std::deque<std::vector<uint64_t>>> sizes_;    // rank 0: per rank, its parts' sizes asked so far
+  std::vector<size_t> known_;                               // rank 0: per rank, parts whose sizes arrived
+};
+
+/// Items 0 .. count-1 handed out to the ranks as they ask, for
+/// self-scheduling (the scene's instances, docs/scaling.md "Scenes"): each
+/// rank calls next() until it returns `count`; every item goes to exactly
+/// one rank, whichever asks first, so ranks that take items in a fixed order
+/// (the longest predicted first) balance themselves by their real speed on
+/// the machine, not by a prediction. Rank 0 holds the counter and answers
+/// the others' asks whenever it calls next() itself; the others keep one
+/// ask in flight while they work (a point-to-point message on a
+/// communicator of its own: nothing collective, nothing to set up). Rank r
+/// starts with items r and size() - 1 + r without asking.
+/// Rank 0's last next() (the one returning `count`) returns only once
+/// every other rank has had its last answer, so call next() between items
+/// (and nothing blocking on the other ranks in the loop).
+/// Failures: a rank unwinding from inside its loop drains in the destructor
+/// (rank 0 answers "none" to every ask until every rank has ended; another
+/// rank waits for the answer to its ask in flight and leaves), so the other
+/// ranks end their loops and meet the failure at their next checkpoint.
+/// Not collective. One rank: a plain counter.
+class SharedCounter {
+ public:
+  /// Every rank, the same count.
+  explicit SharedCounter(uint64_t count);
+  ~SharedCounter();
+  SharedCounter(const SharedCounter&) = delete;
+  SharedCounter& operator=(const SharedCounter&) = delete;
+  uint64_t next();
+
+ private:
+  void* queue_ = nullptr;  // mpi::Queue
+  uint64_t count_, local_ = 0;
 };
 
 /// [begin, end) of `count` items for `rank` of `ranks`: contiguous blocks,

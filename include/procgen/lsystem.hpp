@@ -197,6 +197,10 @@ uint64_t stringHash(const ModuleString& string);
 /// when a's text followed by b's is the text of a + b (a distributed scene's
 /// ranges, hashed rank after rank).
 uint64_t stringHash(const ModuleString& string, uint64_t hash);
+/// The same FNV-1a hash over text already made: stringHash(s, hash) ==
+/// textHash(toText(s), hash), so a text made once serves the string output
+/// and its hashes. The default `hash` is FNV-1a's basis, as stringHash(s).
+uint64_t textHash(std::string_view text, uint64_t hash = 1469598103934665603ull);
 /// Parses a module string with numeric parameters, e.g. "F(1)[+A(2.5)]B".
 /// `parametric` forces param_offsets even when no module has parameters.
 /// Throws ParseError.

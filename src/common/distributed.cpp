@@ -306,7 +306,7 @@ constexpr int kGatherSizesTag = 0;                    // then array a travels wi
 constexpr uint64_t kGatherSizes = 0, kGatherData = 1; // Exchange groups
 }  // namespace
 
-RootGather::RootGather(size_t arrays) : arrays_(arrays), known_(size_t(g_size), false) {
+RootGather::RootGather(size_t arrays) : arrays_(arrays), known_(size_t(g_size), 0) {
   if (arrays_ + 1 > 32768) throw Error("distributed::RootGather: too many arrays", ExitCode::kUsage);
   sizes_.resize(size_t(g_size));
   exchange_.startCheckpoint();
@@ -315,49 +315,51 @@ RootGather::RootGather(size_t arrays) : arrays_(arrays), known_(size_t(g_size), 
 RootGather::~RootGather() = default;
 
 void RootGather::send(std::span<const std::span<const uint8_t>> arrays, std::shared_ptr<const void> owner) {
-  if (arrays.size() != arrays_ || sent_)
-    throw Error("distributed::RootGather::send: once per rank, every array", ExitCode::kUsage);
-  sent_ = true;
-  own_.assign(arrays.begin(), arrays.end());
-  own_sizes_.resize(arrays_);
-  for (size_t a = 0; a < arrays_; ++a) own_sizes_[a] = arrays[a].size();
+  if (arrays.size() != arrays_)
+    throw Error("distributed::RootGather::send: every array of the part", ExitCode::kUsage);
+  own_.emplace_back(arrays.begin(), arrays.end());
+  std::vector<uint64_t>& part_sizes = own_sizes_.emplace_back(arrays_);
+  for (size_t a = 0; a < arrays_; ++a) part_sizes[a] = arrays[a].size();
   if (g_rank == 0) {
-    sizes_[0] = own_sizes_;
-    known_[0] = true;
+    sizes_[0].push_back(part_sizes);
+    known_[0] = sizes_[0].size();
     return;
   }
   if (owner) exchange_.keepAlive(std::move(owner));
   exchange_.send(0, kGatherSizesTag,
-                 {reinterpret_cast<const uint8_t*>(own_sizes_.data()), own_sizes_.size() * sizeof(uint64_t)},
+                 {reinterpret_cast<const uint8_t*>(part_sizes.data()), part_sizes.size() * sizeof(uint64_t)},
                  kGatherSizes);
   for (size_t a = 0; a < arrays_; ++a)
-    for (uint64_t at = 0; at < own_sizes_[a]; at += kGatherPiece)
-      exchange_.send(0, int(1 + a), arrays[a].subspan(at, std::min(kGatherPiece, own_sizes_[a] - at)), kGatherData);
+    for (uint64_t at = 0; at < part_sizes[a]; at += kGatherPiece)
+      exchange_.send(0, int(1 + a), arrays[a].subspan(at, std::min(kGatherPiece, part_sizes[a] - at)), kGatherData);
 }
 
-const std::vector<uint64_t>& RootGather::sizes(int r) {
-  if (g_rank != 0 || r < 0 || r >= g_size || (r == 0 && !known_[0]))
+const std::vector<uint64_t>& RootGather::sizes(int r, size_t part) {
+  if (g_rank != 0 || r < 0 || r >= g_size || (r == 0 && part >= known_[0]))
     throw Error("distributed::RootGather::sizes: rank 0 asks, after its own send()", ExitCode::kUsage);
-  if (!known_[size_t(r)]) {
-    std::vector<uint64_t>& into = sizes_[size_t(r)];
-    into.resize(arrays_);
-    exchange_.receive(
-        r, kGatherSizesTag,
-        [this, &into](uint64_t n) {
-          if (n != arrays_ * sizeof(uint64_t)) throw Error("distributed::RootGather: a rank sent other arrays");
-          return reinterpret_cast<uint8_t*>(into.data());
-        },
-        kGatherSizes);
+  std::deque<std::vector<uint64_t>>& parts = sizes_[size_t(r)];
+  if (part >= known_[size_t(r)]) {
+    // The size messages of one rank arrive in the order sent: receives for every part up to this one.
+    while (parts.size() <= part) {
+      std::vector<uint64_t>& into = parts.emplace_back(arrays_);
+      exchange_.receive(
+          r, kGatherSizesTag,
+          [this, &into](uint64_t n) {
+            if (n != arrays_ * sizeof(uint64_t)) throw Error("distributed::RootGather: a rank sent other arrays");
+            return reinterpret_cast<uint8_t*>(into.data());
+          },
+          kGatherSizes);
+    }
     exchange_.wait(kGatherSizes);
-    known_[size_t(r)] = true;
+    known_[size_t(r)] = parts.size();
   }
-  return sizes_[size_t(r)];
+  return parts[part];
 }
 
-void RootGather::receive(int r, size_t array, uint8_t* into) {
-  const uint64_t n = sizes(r).at(array);
+void RootGather::receive(int r, size_t part, size_t array, uint8_t* into) {
+  const uint64_t n = sizes(r, part).at(array);
   if (r == 0) {
-    if (n > 0) std::memcpy(into, own_[array].data(), n);
+    if (n > 0) std::memcpy(into, own_[part][array].data(), n);
     return;
   }
   for (uint64_t at = 0; at < n; at += kGatherPiece) {
@@ -373,6 +375,25 @@ void RootGather::receive(int r, size_t array, uint8_t* into) {
 }
 
 void RootGather::finish() { exchange_.finish(); }
+
+SharedCounter::SharedCounter(uint64_t count) : count_(count) {
+#if PROCGEN_HAVE_MPI
+  if (g_active) queue_ = mpi::openQueue(count);
+#endif
+}
+
+SharedCounter::~SharedCounter() {
+#if PROCGEN_HAVE_MPI
+  if (queue_) mpi::closeQueue(static_cast<mpi::Queue*>(queue_));
+#endif
+}
+
+uint64_t SharedCounter::next() {
+#if PROCGEN_HAVE_MPI
+  if (queue_) return mpi::queueNext(static_cast<mpi::Queue*>(queue_));
+#endif
+  return local_ < count_ ? local_++ : count_;
+}
 
 Block blockOf(uint64_t count, int rank, int ranks) {
   const uint64_t r = uint64_t(rank), n = uint64_t(ranks), base = count / n, extra = count % n;

@@ -41,13 +41,16 @@ std::string toText(const ModuleString& s) {
 
 uint64_t stringHash(const ModuleString& s) { return stringHash(s, 1469598103934665603ull); }  // FNV-1a 64 basis
 
+uint64_t textHash(std::string_view text, uint64_t h) {
+  for (const char c : text) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 1099511628211ull;  // FNV-1a 64 prime
+  }
+  return h;
+}
+
 uint64_t stringHash(const ModuleString& s, uint64_t h) {
-  emitText(s, [&](const char* p, size_t len) {
-    for (size_t k = 0; k < len; ++k) {
-      h ^= static_cast<uint8_t>(p[k]);
-      h *= 1099511628211ull;
-    }
-  });
+  emitText(s, [&](const char* p, size_t len) { h = textHash({p, len}, h); });
   return h;
 }
 

@@ -11,6 +11,7 @@
 #include <climits>
 #include <thread>
 #include <cstdlib>
+#include <deque>
 #include <stdexcept>
 
 namespace procgen::distributed::mpi {
@@ -20,6 +21,8 @@ constexpr uint64_t kPiece = uint64_t{1} << 30;  // bytes per MPI call (counts ar
 
 // distributed::Exchange's messages travel here, apart from the collectives.
 MPI_Comm g_messages = MPI_COMM_NULL;
+// distributed::SharedCounter's asks and answers, apart from both.
+MPI_Comm g_queue = MPI_COMM_NULL;
 
 bool launchedByMpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
@@ -76,6 +79,7 @@ bool initialize(int* argc, char*** argv, int& rank, int& size) {
   rank = rankOf();
   size = sizeOf();
   MPI_Comm_dup(MPI_COMM_WORLD, &g_messages);
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_queue);
   return true;
 }
 
@@ -84,6 +88,7 @@ void finalize() {
   MPI_Finalized(&finalized);
   if (finalized) return;
   if (g_messages != MPI_COMM_NULL) MPI_Comm_free(&g_messages);  // freed when its operations end
+  if (g_queue != MPI_COMM_NULL) MPI_Comm_free(&g_queue);
   MPI_Finalize();
 }
 
@@ -123,6 +128,141 @@ int agree(int local_code) {
 }
 
 void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+
+// distributed::SharedCounter. Rank 0 hands items out; rank r > 0 starts with
+// items r and ranks - 1 + r (no message before the first answers), then asks
+// for one more whenever it has none in reserve.
+namespace {
+constexpr int kAskTag = 1, kAnswerTag = 2;
+constexpr uint64_t kAsk = 1, kLeave = 0;
+}  // namespace
+
+struct Queue {
+  uint64_t count = 0;
+  int rank = 0, ranks = 1;
+  // rank 0
+  uint64_t next = 0;
+  std::vector<uint64_t> asked;        // per rank: the message of its posted receive
+  std::vector<MPI_Request> receives;  // per rank: the receive of its next message
+  std::vector<bool> ended;
+  int ending = 0;  // ranks still to end
+  // rank r > 0
+  std::deque<uint64_t> ready;
+  uint64_t answer = 0;
+  MPI_Request answer_request = MPI_REQUEST_NULL;
+  bool asking = false, none = false;
+};
+
+namespace {
+
+void postAskReceive(Queue& q, int r) {
+  MPI_Irecv(&q.asked[size_t(r)], 1, MPI_UINT64_T, r, kAskTag, g_queue, &q.receives[size_t(r)]);
+}
+
+// Rank 0: answers every message that has arrived; an ask gets the next item
+// (or `count`: none left, and that rank has ended).
+void serve(Queue& q) {
+  for (int r = 1; r < q.ranks; ++r) {
+    if (q.ended[size_t(r)]) continue;
+    int arrived = 0;
+    MPI_Test(&q.receives[size_t(r)], &arrived, MPI_STATUS_IGNORE);
+    if (!arrived) continue;
+    bool ends = q.asked[size_t(r)] == kLeave;
+    if (!ends) {
+      const uint64_t item = q.next < q.count ? q.next++ : q.count;
+      MPI_Send(&item, 1, MPI_UINT64_T, r, kAnswerTag, g_queue);  // matched: that rank's receive is posted
+      ends = item >= q.count;
+    }
+    if (ends) {
+      q.ended[size_t(r)] = true;
+      --q.ending;
+    } else {
+      postAskReceive(q, r);
+    }
+  }
+}
+
+void ask(Queue& q) {
+  MPI_Irecv(&q.answer, 1, MPI_UINT64_T, 0, kAnswerTag, g_queue, &q.answer_request);
+  MPI_Send(&kAsk, 1, MPI_UINT64_T, 0, kAskTag, g_queue);  // matched: rank 0 keeps a receive posted
+  q.asking = true;
+}
+
+// Rank r > 0: takes the answer in, if it has arrived (`wait`: waits for it).
+void collect(Queue& q, bool wait) {
+  if (!q.asking) return;
+  for (Backoff backoff;; backoff.pause()) {
+    int arrived = 0;
+    MPI_Test(&q.answer_request, &arrived, MPI_STATUS_IGNORE);
+    if (arrived) break;
+    if (!wait) return;
+  }
+  q.asking = false;
+  if (q.answer < q.count)
+    q.ready.push_back(q.answer);
+  else
+    q.none = true;
+}
+
+}  // namespace
+
+Queue* openQueue(uint64_t count) {
+  auto* q = new Queue;
+  q->count = count;
+  q->rank = rankOf();
+  q->ranks = sizeOf();
+  const uint64_t ranks = uint64_t(q->ranks), r = uint64_t(q->rank);
+  if (q->rank == 0) {
+    q->next = std::min(count, 2 * ranks - 1);  // item 0, then one more for each other rank (its reserve) after theirs
+    q->ready.push_back(0);
+    q->asked.resize(ranks);
+    q->receives.assign(ranks, MPI_REQUEST_NULL);
+    q->ended.assign(ranks, false);
+    q->ending = q->ranks - 1;
+    for (int k = 1; k < q->ranks; ++k) postAskReceive(*q, k);
+  } else {
+    q->ready.push_back(r);
+    q->ready.push_back(ranks - 1 + r);
+  }
+  while (!q->ready.empty() && q->ready.back() >= count) q->ready.pop_back();
+  return q;
+}
+
+uint64_t queueNext(Queue* q) {
+  if (q->rank == 0) {
+    serve(*q);
+    if (!q->ready.empty()) {
+      const uint64_t item = q->ready.front();
+      q->ready.pop_front();
+      return item;
+    }
+    if (q->next < q->count) return q->next++;
+    // None left: every other rank's last ask is answered before this rank goes on.
+    for (Backoff backoff; q->ending > 0; backoff.pause()) serve(*q);
+    return q->count;
+  }
+  collect(*q, false);
+  if (q->ready.empty() && !q->none) {
+    if (!q->asking) ask(*q);
+    collect(*q, true);
+  }
+  if (q->ready.empty()) return q->count;  // the answer was "none": nothing is in flight
+  const uint64_t item = q->ready.front();
+  q->ready.pop_front();
+  if (q->ready.empty() && !q->asking && !q->none) ask(*q);  // one in reserve while this one is worked on
+  return item;
+}
+
+void closeQueue(Queue* q) noexcept {
+  if (q->rank == 0) {
+    q->next = q->count;  // unwinding: whatever is asked now gets "none"
+    for (Backoff backoff; q->ending > 0; backoff.pause()) serve(*q);
+  } else if (!q->none) {
+    collect(*q, true);  // the answer to the ask in flight (rank 0 answers every ask, even unwinding)
+    if (!q->none) MPI_Send(&kLeave, 1, MPI_UINT64_T, 0, kAskTag, g_queue);
+  }
+  delete q;
+}
 
 void allReduce(void* values, uint64_t count, int type, ReduceOp op) {
   const MPI_Datatype t = datatype(type);

@@ -50,6 +50,21 @@ void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, 
 /// MPI-IO: opens `path` (already created) on every rank, writes at `offset`, closes; returns 0 or an MPI error class.
 int writeAtAll(const std::string& path, uint64_t offset, std::span<const uint8_t> bytes, std::string& message);
 
+/// distributed::SharedCounter over point-to-point messages on a
+/// communicator of their own (no collective, nothing to set up): rank 0
+/// holds the counter and answers the other ranks' asks whenever it takes an
+/// item of its own; every other rank keeps one ask in flight while it works,
+/// so an answer is usually there when it needs it. Every other rank ends
+/// with exactly one answer "none" (or, unwinding, a leave), which rank 0
+/// waits for, so no message is left unmatched (see distributed.cpp).
+struct Queue;
+Queue* openQueue(uint64_t count);
+uint64_t queueNext(Queue* q);
+/// After next() returned `count`, or unwinding (drains: rank 0 answers
+/// every ask with "none" until each rank has ended; another rank waits for
+/// the answer to its ask in flight, then leaves).
+void closeQueue(Queue* q) noexcept;
+
 /// distributed::Exchange's transfers on the job's second communicator (a
 /// duplicate of MPI_COMM_WORLD made by initialize) and its nonblocking
 /// agreements on MPI_COMM_WORLD, where they match other ranks' agree().

@@ -93,19 +93,33 @@ TEST(Distributed, OneRankExchangeDeliversMessagesToItselfInOrderPerTag) {
 TEST(Distributed, OneRankRootGatherPlacesItsOwnArrays) {
   distributed::RootGather gather(3);
   EXPECT_THROW(gather.sizes(0), Error);  // before this rank's own send()
-  const std::vector<uint8_t> a = {1, 2, 3, 4}, c = {9};
+  const std::vector<uint8_t> a = {1, 2, 3, 4}, c = {9}, d = {7, 8};
   const std::span<const uint8_t> arrays[3] = {a, {}, c};
   EXPECT_THROW(gather.send(std::span(arrays, 2)), Error);  // every array
   gather.send(arrays);
-  EXPECT_THROW(gather.send(arrays), Error);  // once
   EXPECT_EQ(gather.sizes(0), (std::vector<uint64_t>{4, 0, 1}));
+  EXPECT_THROW(gather.sizes(0, 1), Error);  // part 1 not sent yet
+  const std::span<const uint8_t> second[3] = {{}, d, {}};
+  gather.send(second);  // part 1
+  EXPECT_EQ(gather.sizes(0, 1), (std::vector<uint64_t>{0, 2, 0}));
+  EXPECT_EQ(gather.sizes(0), (std::vector<uint64_t>{4, 0, 1}));  // part 0 unchanged
   EXPECT_THROW(gather.sizes(1), Error);  // no rank 1
-  std::vector<uint8_t> joined(7, 0);
+  std::vector<uint8_t> joined(9, 0);
   gather.receive(0, 2, joined.data() + 1);
   gather.receive(0, 1, joined.data() + 6);
   gather.receive(0, 0, joined.data() + 2);
+  gather.receive(0, 1, 1, joined.data() + 7);  // part 1's array 1, after part 0's
   gather.finish();
-  EXPECT_EQ(joined, (std::vector<uint8_t>{0, 9, 1, 2, 3, 4, 0}));
+  EXPECT_EQ(joined, (std::vector<uint8_t>{0, 9, 1, 2, 3, 4, 0, 7, 8}));
+}
+
+TEST(Distributed, OneRankSharedCounterHandsOutEveryItemOnce) {
+  distributed::SharedCounter counter(5);
+  for (uint64_t want = 0; want < 5; ++want) EXPECT_EQ(counter.next(), want);
+  EXPECT_EQ(counter.next(), 5u);  // none left, and it stays so
+  EXPECT_EQ(counter.next(), 5u);
+  distributed::SharedCounter empty(0);
+  EXPECT_EQ(empty.next(), 0u);
 }
 
 TEST(Distributed, BlocksPartitionContiguouslyLongestFirst) {

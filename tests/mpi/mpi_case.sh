@@ -130,6 +130,11 @@ case $CASE in
         || fail "scene statistics differ"
     both scene "$SRC/examples/scenes/forest.scene" -n 3 --backend serial --cylinders -o tubes.gltf -q
     same tubes.gltf
+    # statistics without the string: the whole string's hash continued over the ranks' runs of instances
+    both scene "$SRC/examples/scenes/forest.scene" --backend serial -o f2.glb --stats-json s2.json -q
+    same f2.glb
+    scene_stats ref/s2.json > ref.stats && scene_stats mpi/s2.json > mpi.stats && cmp ref.stats mpi.stats \
+        || fail "self-scheduled scene statistics differ"
     # polygons, a homomorphism, context and conditions, one instance per rank and more
     printf 'Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n' > leaf.l
     printf 'Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> A[+A]A\nhomomorphism:\nA --> F[-F]\nendlsystem\n' > hom.l
@@ -139,6 +144,11 @@ case $CASE in
     same mix.ply mix.obj mix.svg
     scene_stats ref/mix.json > ref.stats && scene_stats mpi/mix.json > mpi.stats && cmp ref.stats mpi.stats \
         || fail "mixed scene statistics differ"
+    # the same self-scheduled (one thread per rank: instances taken from a shared counter), with the string
+    both scene ../mix.scene --seed 9 --backend serial -o mix1.ply -o mix1.txt --stats-json mix1.json -q
+    same mix1.ply mix1.txt
+    scene_stats ref/mix1.json > ref.stats && scene_stats mpi/mix1.json > mpi.stats && cmp ref.stats mpi.stats \
+        || fail "self-scheduled mixed scene statistics differ"
     grep -q '"polygons": [1-9]' ref/mix.json || fail "the mixed scene has no polygons" ;;
   scene-parts)  # one binary part per rank and an index glTF: the one-file glb's buffer, cut at instance ranges
     (cd ref && "$PROCGEN" scene "$SRC/examples/scenes/forest.scene" --backend serial -o f.glb -q) || fail "reference"
@@ -166,6 +176,12 @@ case $CASE in
     { echo "$SRC/examples/lsystems/plant-1.24b.l n=4 scale=3e38"; sed 1d mpi/bad.scene | head -5; } > mpi/far.scene
     expect_failure "scene instance 0" "^h\.|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene far.scene \
         -o h.glb --stats-json h.json -q
+    # the same two self-scheduled (one thread per rank): whichever rank takes the bad instance fails
+    # inside its loop, and the others leave theirs, close the shared counter and stop
+    expect_failure "instance 6: module 1" "^f\.|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene bad.scene \
+        --backend serial -o f.glb --stats-json f.json -q
+    expect_failure "scene instance 0" "^h\.|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" scene far.scene \
+        --backend cpu --threads 1 -o h.glb -o h.txt --stats-json h.json -q
     # rank 0 cannot write the glb; then rank 1 cannot write its part
     head -6 mpi/bad.scene > mpi/good.scene
     mkdir mpi/g.glb
