@@ -113,6 +113,9 @@ class Frame {
   /// Room for `bytes` of buffers (each padded to 8), so allocate() does not move the body.
   void reserve(size_t bytes) { body_.reserve(bytes); }
   std::string encode() const;
+  /// encode() in two parts: the bytes before the body, and the body itself.
+  std::string encodeHead() const;
+  std::string_view body() const { return {body_.data(), body_.size()}; }
   size_t bodyBytes() const { return body_.size(); }
 
  private:
