@@ -261,4 +261,9 @@ void registerFlameEndpoints(Api& api);    // api_flame.cpp
 void registerOctreeEndpoints(Api& api);   // api_octree.cpp
 void registerAllEndpoints(Api& api);
 
+/// The L-system preview's chain pass (api_lsystem.cpp): 1 scalar, 2 AVX-512
+/// (the default where the CPU has it); 0 or more than the CPU has: the best.
+/// Returns the one in use. For tests that compare the two.
+int setPreviewIsaForTesting(int isa);
+
 }  // namespace procgen::studio
