@@ -622,8 +622,10 @@ enum PreviewIsa { kPreviewScalar = 1, kPreviewAvx512 = 2 };
 #define PROCGEN_AVX512 [[gnu::target("avx512f"), gnu::always_inline]] inline
 // g++ 12 warns of the intrinsics' own undefined vectors (_mm512_undefined_*, its bug 105593).
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 /// Row r of the view matrix times (px, py, pz, 1), in ViewGrid::project's order.
 PROCGEN_AVX512 __m512 matrixRow16(const ViewGrid& v, int r, __m512 px, __m512 py, __m512 pz) {
