@@ -85,6 +85,9 @@ add_custom_command(
 file(GLOB studio_library_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/studio/*.cpp)
 add_library(procgen_studio STATIC ${studio_library_sources} ${studio_generated})
 target_include_directories(procgen_studio PRIVATE ${PROJECT_SOURCE_DIR}/src)
+# The preview's AVX-512 chain pass (target attribute: FMA enabled) must round
+# as the scalar one: no a*b+c fused into FMA.
+set_source_files_properties(${PROJECT_SOURCE_DIR}/src/studio/api_lsystem.cpp PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 target_link_libraries(procgen_studio PUBLIC procgen::procgen PRIVATE PkgConfig::PROCGEN_HTTPLIB
                       nlohmann_json::nlohmann_json)
 # The .incbin'ed files are dependencies of the generated source's object.

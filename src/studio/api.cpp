@@ -197,11 +197,11 @@ void* Frame::allocateBuffer(std::string name, std::string_view dtype, size_t byt
   return body_.data() + offset;
 }
 
-std::string Frame::encode() const {
+std::string Frame::encodeHead() const {
   std::string head = header.dump(-1, ' ', false, json::error_handler_t::replace);
   size_t padded = (16 + head.size() + 7) & ~size_t{7};
   std::string out;
-  out.reserve(padded + body_.size());
+  out.reserve(padded);
   auto put32 = [&out](uint32_t v) { for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i))); };
   out.append("PGF1");
   put32(static_cast<uint32_t>(head.size()));
@@ -209,6 +209,11 @@ std::string Frame::encode() const {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(body_bytes >> (8 * i)));
   out.append(head);
   out.resize(padded, '\0');
+  return out;
+}
+
+std::string Frame::encode() const {
+  std::string out = encodeHead();
   out.append(body_.data(), body_.size());
   return out;
 }

@@ -113,6 +113,9 @@ class Frame {
   /// Room for `bytes` of buffers (each padded to 8), so allocate() does not move the body.
   void reserve(size_t bytes) { body_.reserve(bytes); }
   std::string encode() const;
+  /// encode() in two parts: the bytes before the body, and the body itself.
+  std::string encodeHead() const;
+  std::string_view body() const { return {body_.data(), body_.size()}; }
   size_t bodyBytes() const { return body_.size(); }
 
  private:
@@ -257,5 +260,10 @@ void registerNoiseEndpoints(Api& api);    // api_noise.cpp
 void registerFlameEndpoints(Api& api);    // api_flame.cpp
 void registerOctreeEndpoints(Api& api);   // api_octree.cpp
 void registerAllEndpoints(Api& api);
+
+/// The L-system preview's chain pass (api_lsystem.cpp): 1 scalar, 2 AVX-512
+/// (the default where the CPU has it); 0 or more than the CPU has: the best.
+/// Returns the one in use. For tests that compare the two.
+int setPreviewIsaForTesting(int isa);
 
 }  // namespace procgen::studio

@@ -19,8 +19,11 @@
 // to both stages, so an oversized derivation is refused before allocating.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstddef>
+#include <exception>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -37,6 +40,14 @@
 #include "procgen/io.hpp"
 #include "procgen/lsystem.hpp"
 #include "studio/api.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 namespace procgen::studio {
 
@@ -321,6 +332,7 @@ Frame geometryFrame(const Model& model, const SegmentList& list, const SegmentFa
   forRanges(n, threads, [&](size_t begin, size_t end) {
     uint16_t xyz[6];
     for (size_t i = begin; i < end; ++i) {
+      if (i % 65536 == 0 && job.cancelled()) return;  // stale: checked below
       uint16_t* out = positions + 2 * components * i;
       if (components == 3) {
         quantize.put(list.start(i), out);
@@ -485,25 +497,333 @@ inline int sampleCount(float dx, float dy) {
   return std::max(2, static_cast<int>(std::max(std::abs(dx), std::abs(dy))) + 1);
 }
 
+// A piece's coverage samples as cells of the grid (row · columns + column),
+// found in the parallel pass so that the ordered pass only tests and sets
+// bits. kOffGrid: a sample off the grid (the piece is kept); kResample in
+// the first slot: more samples than slots (found again in the ordered pass,
+// rare: a piece longer than kSlots cells); unused slots repeat the end.
+constexpr int kSlots = 4;
+constexpr uint32_t kOffGrid = ~uint32_t{0}, kResample = kOffGrid - 1;  // the grid has at most 2^26 cells
+struct SampleCells {
+  uint32_t cell[kSlots];
+};
+// 1/count for the sample counts that fit the slots.
+constexpr float kInverse[kSlots + 1] = {0, 1, 1.0f / 2, 1.0f / 3, 1.0f / 4};
+constexpr int32_t kBands = 4;
+
+/// The cell of a point on the grid (|x|, |y| < 10^6: ViewGrid::project),
+/// kOffGrid outside the view. Truncation puts (−1, 0) in the first row or
+/// column: a sample a fraction of a cell outside, where nothing is drawn.
+inline uint32_t cellOf(float x, float y, uint32_t columns, uint32_t rows) {
+  const uint32_t cx = static_cast<uint32_t>(static_cast<int32_t>(x)), cy = static_cast<uint32_t>(static_cast<int32_t>(y));
+  return cx < columns && cy < rows ? cy * columns + cx : kOffGrid;
+}
+
+/// What the chain pass (step 1 of previewPieces) reads and writes.
+struct ChainPass {
+  const Segment* segments;
+  Piece* pieces;
+  SampleCells* samples;
+  int8_t* bands;  ///< the band of rows a piece starts in, −1: an end outside the view (kept)
+  uint32_t columns, rows;
+  float bands_per_row;
+};
+
+/// The chain pass's state within a block: the last kept vertex (the anchor)
+/// and what the block gathered (counts, bounds, colours).
+struct ChainState {
+  size_t out = 0;  ///< the next piece's slot
+  bool chained = false;
+  uint32_t anchor = 0;  ///< a Piece::from
+  uint32_t anchor_cell = kOffGrid;
+  float ax = 0, ay = 0;
+  uint64_t merged = 0, dropped_short = 0;
+  int32_t first_color = 0, other_colors = 0;  ///< other_colors: some segment's colour is not the model's first
+  // Bounds (min/max: branch-free), the scalar step's and the vector kernel's lanes.
+  float lo[3] = {std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+  float hi[3] = {std::numeric_limits<float>::lowest(), std::numeric_limits<float>::lowest(), std::numeric_limits<float>::lowest()};
+  bool lanes_used = false;
+  alignas(64) float lo_lanes[3][16], hi_lanes[3][16];
+  /// Adds `p` (−0 as +0: the lanes see the points in another order than the
+  /// scalar step, and min/max keep the first of equal values).
+  void addPoint(const Vec3& p) {
+    const float x = p.x + 0.0f, y = p.y + 0.0f, z = p.z + 0.0f;
+    lo[0] = std::min(lo[0], x), lo[1] = std::min(lo[1], y), lo[2] = std::min(lo[2], z);
+    hi[0] = std::max(hi[0], x), hi[1] = std::max(hi[1], y), hi[2] = std::max(hi[2], z);
+  }
+  /// Folds the vector lanes' bounds into lo/hi.
+  void reduceLanes() {
+    if (!lanes_used) return;
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < 16; ++k) lo[c] = std::min(lo[c], lo_lanes[c][k]), hi[c] = std::max(hi[c], hi_lanes[c][k]);
+  }
+};
+
+/// Segment i through the chain pass, the reference for the vector kernel.
+inline void chainStep(const ViewGrid& view, const ChainPass& pass, size_t i, ChainState& st) {
+  const Segment* const segments = pass.segments;
+  const Segment& s = segments[i];
+  const bool continues = st.chained && s.color == segments[i - 1].color && s.start.x == segments[i - 1].end.x &&
+                         s.start.y == segments[i - 1].end.y && s.start.z == segments[i - 1].end.z;
+  st.addPoint(s.end);
+  st.other_colors |= (s.color ^ st.first_color) & 15;
+  if (!continues) {
+    st.addPoint(s.start);
+    st.anchor = static_cast<uint32_t>(i << 1);
+    st.anchor_cell = view.project(s.start, st.ax, st.ay) ? cellOf(st.ax, st.ay, pass.columns, pass.rows) : kOffGrid;
+    st.chained = true;
+  }
+  float ex = 0, ey = 0;
+  const uint32_t end_cell = view.project(s.end, ex, ey) ? cellOf(ex, ey, pass.columns, pass.rows) : kOffGrid;
+  if (end_cell == st.anchor_cell && end_cell != kOffGrid) {
+    // Still in the anchor's cell: merged into the next piece (or, at the
+    // chain's end, dropped).
+    ++(continues ? st.merged : st.dropped_short);
+    return;
+  }
+  const size_t out = st.out++;
+  pass.pieces[out] = {st.anchor, static_cast<uint32_t>(i)};
+  if (st.anchor_cell != kOffGrid && end_cell != kOffGrid) {
+    const float ax = st.ax, ay = st.ay;
+    pass.bands[out] = static_cast<int8_t>(std::min(static_cast<int32_t>(ay * pass.bands_per_row), kBands - 1));
+    SampleCells& cells = pass.samples[out];
+    const float dx = ex - ax, dy = ey - ay;
+    const int count = sampleCount(dx, dy);
+    if (count <= kSlots) {
+      const float step = kInverse[count];
+      int k = 0;
+      for (; k + 1 < count; ++k) {
+        const float t = static_cast<float>(k + 1) * step;
+        cells.cell[k] = cellOf(ax + dx * t, ay + dy * t, pass.columns, pass.rows);
+      }
+      for (; k < kSlots; ++k) cells.cell[k] = end_cell;
+    } else {
+      cells.cell[0] = kResample;
+    }
+  } else {
+    pass.bands[out] = -1;
+  }
+  st.anchor = static_cast<uint32_t>(i << 1 | 1);
+  st.anchor_cell = end_cell;
+  st.ax = ex, st.ay = ey;
+}
+
+// The chain pass 16 segments at a time (AVX-512F, chosen at run time): the
+// chainStep arithmetic lane by lane, in the same order without fused
+// multiply-adds (this file is compiled with -ffp-contract=off), so the cells
+// are the same bits. A lane's anchor is the previous lane's end (or its own
+// start, a new chain), right unless the previous lane merged: the kernel
+// keeps the lanes before the first merging one and leaves that one to
+// chainStep.
+enum PreviewIsa { kPreviewScalar = 1, kPreviewAvx512 = 2 };
+
+#if defined(__x86_64__)
+#define PROCGEN_PREVIEW_AVX512 1
+#define PROCGEN_AVX512 [[gnu::target("avx512f"), gnu::always_inline]] inline
+// g++ 12 warns of the intrinsics' own undefined vectors (_mm512_undefined_*, its bug 105593).
+#pragma GCC diagnostic push
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/// Row r of the view matrix times (px, py, pz, 1), in ViewGrid::project's order.
+PROCGEN_AVX512 __m512 matrixRow16(const ViewGrid& v, int r, __m512 px, __m512 py, __m512 pz) {
+  __m512 acc = _mm512_mul_ps(_mm512_set1_ps(v.m[r]), px);
+  acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(v.m[4 + r]), py));
+  acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(v.m[8 + r]), pz));
+  return _mm512_add_ps(acc, _mm512_set1_ps(v.m[12 + r]));
+}
+
+/// Lane k − 1 of v in lane k, `first` in lane 0.
+PROCGEN_AVX512 __m512i previous16(__m512i v, int32_t first) { return _mm512_alignr_epi32(v, _mm512_set1_epi32(first), 15); }
+PROCGEN_AVX512 __m512 previous16(__m512 v, float first) {
+  return _mm512_castsi512_ps(
+      _mm512_alignr_epi32(_mm512_castps_si512(v), _mm512_castps_si512(_mm512_set1_ps(first)), 15));
+}
+
+/// Points (px, py, pz) on the grid (ViewGrid::project); the mask: in front
+/// of the camera and not far outside.
+PROCGEN_AVX512 __mmask16 project16(const ViewGrid& v, __m512 px, __m512 py, __m512 pz, __m512& gx, __m512& gy) {
+  const __m512 x = matrixRow16(v, 0, px, py, pz), y = matrixRow16(v, 1, px, py, pz), w = matrixRow16(v, 3, px, py, pz);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __mmask16 ok = _mm512_cmp_ps_mask(w, _mm512_set1_ps(1e-12f), _CMP_GT_OQ);
+  const __m512 inv = _mm512_div_ps(one, w);
+  gx = _mm512_mul_ps(_mm512_add_ps(_mm512_mul_ps(x, inv), one), _mm512_set1_ps(v.half_columns));
+  gy = _mm512_mul_ps(_mm512_sub_ps(one, _mm512_mul_ps(y, inv)), _mm512_set1_ps(v.half_rows));
+  const __m512 far = _mm512_set1_ps(1e6f);
+  ok = _mm512_mask_cmp_ps_mask(ok, _mm512_abs_ps(gx), far, _CMP_LT_OQ);
+  return _mm512_mask_cmp_ps_mask(ok, _mm512_abs_ps(gy), far, _CMP_LT_OQ);
+}
+
+/// cellOf per lane; kOffGrid where `ok` is clear.
+PROCGEN_AVX512 __m512i cells16(__mmask16 ok, __m512 x, __m512 y, const ChainPass& pass) {
+  const __m512i cx = _mm512_cvttps_epi32(x), cy = _mm512_cvttps_epi32(y);
+  const __m512i columns = _mm512_set1_epi32(static_cast<int32_t>(pass.columns));
+  ok = _mm512_mask_cmplt_epu32_mask(ok, cx, columns);
+  ok = _mm512_mask_cmplt_epu32_mask(ok, cy, _mm512_set1_epi32(static_cast<int32_t>(pass.rows)));
+  return _mm512_mask_add_epi32(_mm512_set1_epi32(-1), ok, _mm512_mullo_epi32(cy, columns), cx);
+}
+
+/// The cell k·step of the way from (ax, ay) by (dx, dy) (chainStep's samples).
+PROCGEN_AVX512 __m512i sample16(float k, __m512 step, __m512 ax, __m512 ay, __m512 dx, __m512 dy, const ChainPass& pass) {
+  const __m512 t = _mm512_mul_ps(_mm512_set1_ps(k), step);
+  return cells16(0xffff, _mm512_add_ps(ax, _mm512_mul_ps(dx, t)), _mm512_add_ps(ay, _mm512_mul_ps(dy, t)), pass);
+}
+
+/// Segments [i, i + 16) of the block starting at `begin` (i + 16 ≤ its end):
+/// returns how many of them it took (all 16 unless one merges).
+[[gnu::target("avx512f")]] size_t chainGroupAvx512(const ViewGrid& view, const ChainPass& pass, size_t begin, size_t i,
+                                                   ChainState& st) {
+  static_assert(sizeof(Segment) == 40 && offsetof(Segment, end) == 12 && offsetof(Segment, color) == 28);
+  const float* base = reinterpret_cast<const float*>(pass.segments + i);
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i at = _mm512_mullo_epi32(lane, _mm512_set1_epi32(10));  // floats per segment
+  const __m512 sx = _mm512_i32gather_ps(at, base + 0, 4), sy = _mm512_i32gather_ps(at, base + 1, 4);
+  const __m512 sz = _mm512_i32gather_ps(at, base + 2, 4), ex = _mm512_i32gather_ps(at, base + 3, 4);
+  const __m512 ey = _mm512_i32gather_ps(at, base + 4, 4), ez = _mm512_i32gather_ps(at, base + 5, 4);
+  const __m512i color = _mm512_i32gather_epi32(at, base + 7, 4);
+  // The previous segment's end and colour, lane by lane (lane 0: segment i − 1's, if in the block).
+  const Segment& prev = pass.segments[i > begin ? i - 1 : i];
+  __mmask16 continues = i > begin ? 0xffff : 0xfffe;
+  continues = _mm512_mask_cmpeq_epi32_mask(continues, color, previous16(color, prev.color));
+  continues = _mm512_mask_cmp_ps_mask(continues, sx, previous16(ex, prev.end.x), _CMP_EQ_OQ);
+  continues = _mm512_mask_cmp_ps_mask(continues, sy, previous16(ey, prev.end.y), _CMP_EQ_OQ);
+  continues = _mm512_mask_cmp_ps_mask(continues, sz, previous16(ez, prev.end.z), _CMP_EQ_OQ);
+  // Bounds and colours of all 16 (a lane taken again later changes neither).
+  const __m512 zero = _mm512_setzero_ps();
+  if (!st.lanes_used) {
+    for (int c = 0; c < 3; ++c) {
+      _mm512_store_ps(st.lo_lanes[c], _mm512_set1_ps(std::numeric_limits<float>::max()));
+      _mm512_store_ps(st.hi_lanes[c], _mm512_set1_ps(std::numeric_limits<float>::lowest()));
+    }
+    st.lanes_used = true;
+  }
+  const __m512 starts[3] = {sx, sy, sz}, ends[3] = {ex, ey, ez};
+  for (int c = 0; c < 3; ++c) {
+    // min_ps(a, b) is a < b ? a : b, std::min(lo, a) with a NaN left out, as in addPoint.
+    const __m512 a = _mm512_add_ps(starts[c], zero), e = _mm512_add_ps(ends[c], zero);
+    __m512 lo = _mm512_load_ps(st.lo_lanes[c]), hi = _mm512_load_ps(st.hi_lanes[c]);
+    lo = _mm512_min_ps(e, _mm512_min_ps(a, lo));
+    hi = _mm512_max_ps(e, _mm512_max_ps(a, hi));
+    _mm512_store_ps(st.lo_lanes[c], lo), _mm512_store_ps(st.hi_lanes[c], hi);
+  }
+  if (_mm512_test_epi32_mask(_mm512_xor_si512(color, _mm512_set1_epi32(st.first_color)), _mm512_set1_epi32(15)))
+    st.other_colors |= 1;
+  // The ends and the new chains' starts on the grid.
+  __m512 gx, gy, hx, hy;
+  const __mmask16 end_seen = project16(view, ex, ey, ez, gx, gy), start_seen = project16(view, sx, sy, sz, hx, hy);
+  const __m512i end_cell = cells16(end_seen, gx, gy, pass), start_cell = cells16(start_seen, hx, hy, pass);
+  // Each lane's anchor: the previous lane's end (lane 0: the state's) or its start.
+  const __m512i index = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(i)), lane);
+  const __m512i from_start = _mm512_slli_epi32(index, 1), from_end = _mm512_or_si512(from_start, _mm512_set1_epi32(1));
+  const __m512i anchor = _mm512_mask_mov_epi32(previous16(from_end, static_cast<int32_t>(st.anchor)),
+                                               static_cast<__mmask16>(~continues), from_start);
+  const __m512i anchor_cell = _mm512_mask_mov_epi32(
+      previous16(end_cell, static_cast<int32_t>(st.anchor_cell)), static_cast<__mmask16>(~continues), start_cell);
+  const __m512 ax = _mm512_mask_mov_ps(previous16(gx, st.ax), static_cast<__mmask16>(~continues), hx);
+  const __m512 ay = _mm512_mask_mov_ps(previous16(gy, st.ay), static_cast<__mmask16>(~continues), hy);
+  const __m512i off = _mm512_set1_epi32(-1);
+  const __mmask16 merges = _mm512_mask_cmpeq_epi32_mask(_mm512_cmpneq_epi32_mask(end_cell, off), end_cell, anchor_cell);
+  const int taken = merges ? __builtin_ctz(merges) : 16;
+  if (taken == 0) return 0;
+  const __mmask16 keep = static_cast<__mmask16>((1u << taken) - 1);
+  // The pieces {anchor, index}, interleaved.
+  Piece* out = pass.pieces + st.out;
+  const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i high = _mm512_add_epi32(low, _mm512_set1_epi32(8));
+  auto pairs = [](int lanes) { return static_cast<__mmask16>(lanes >= 8 ? 0xffff : (1u << (2 * std::max(lanes, 0))) - 1); };
+  _mm512_mask_storeu_epi32(out, pairs(taken), _mm512_permutex2var_epi32(anchor, low, index));
+  _mm512_mask_storeu_epi32(out + 8, pairs(taken - 8), _mm512_permutex2var_epi32(anchor, high, index));
+  // Pieces with both ends on the grid: their band and samples (chainStep's), else band −1.
+  const __mmask16 inside = _mm512_mask_cmpneq_epi32_mask(_mm512_cmpneq_epi32_mask(end_cell, off), anchor_cell, off);
+  const __m512i band = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_mul_ps(ay, _mm512_set1_ps(pass.bands_per_row))),
+                                        _mm512_set1_epi32(kBands - 1));
+  _mm512_mask_cvtepi32_storeu_epi8(pass.bands + st.out, keep, _mm512_mask_mov_epi32(off, inside, band));
+  const __m512 dx = _mm512_sub_ps(gx, ax), dy = _mm512_sub_ps(gy, ay);
+  const __m512i count = _mm512_max_epi32(
+      _mm512_set1_epi32(2),
+      _mm512_add_epi32(_mm512_cvttps_epi32(_mm512_max_ps(_mm512_abs_ps(dx), _mm512_abs_ps(dy))), _mm512_set1_epi32(1)));
+  const __mmask16 three = _mm512_cmpeq_epi32_mask(count, _mm512_set1_epi32(3));
+  const __mmask16 four = _mm512_cmpeq_epi32_mask(count, _mm512_set1_epi32(4));
+  __m512 step = _mm512_set1_ps(kInverse[2]);
+  step = _mm512_mask_mov_ps(step, three, _mm512_set1_ps(kInverse[3]));
+  step = _mm512_mask_mov_ps(step, four, _mm512_set1_ps(kInverse[4]));
+  const __m512i c0 = _mm512_mask_mov_epi32(sample16(1, step, ax, ay, dx, dy, pass), _mm512_cmpgt_epi32_mask(count, _mm512_set1_epi32(kSlots)),
+                                           _mm512_set1_epi32(static_cast<int32_t>(kResample)));
+  const __m512i c1 = _mm512_mask_mov_epi32(end_cell, three | four, sample16(2, step, ax, ay, dx, dy, pass));
+  const __m512i c2 = _mm512_mask_mov_epi32(end_cell, four, sample16(3, step, ax, ay, dx, dy, pass));
+  const __m512i c3 = end_cell;
+  // Lanes × slots to SampleCells (a 4 × 4 transpose within each 128-bit part, then the parts reordered).
+  const __m512i t0 = _mm512_unpacklo_epi32(c0, c1), t1 = _mm512_unpackhi_epi32(c0, c1);
+  const __m512i t2 = _mm512_unpacklo_epi32(c2, c3), t3 = _mm512_unpackhi_epi32(c2, c3);
+  const __m512i u0 = _mm512_unpacklo_epi64(t0, t2), u1 = _mm512_unpackhi_epi64(t0, t2);  // lanes 0, 4, 8, 12 and 1, 5, 9, 13
+  const __m512i u2 = _mm512_unpacklo_epi64(t1, t3), u3 = _mm512_unpackhi_epi64(t1, t3);  // 2, 6, 10, 14 and 3, 7, 11, 15
+  const __m512i v0 = _mm512_shuffle_i32x4(u0, u1, 0x44), v1 = _mm512_shuffle_i32x4(u2, u3, 0x44);  // 0 4 1 5, 2 6 3 7
+  const __m512i v2 = _mm512_shuffle_i32x4(u0, u1, 0xee), v3 = _mm512_shuffle_i32x4(u2, u3, 0xee);  // 8 12 9 13, 10 14 11 15
+  uint32_t* cells = pass.samples[st.out].cell;
+  auto quads = [](int lanes) {
+    return static_cast<__mmask16>(lanes >= 4 ? 0xffff : (1u << (4 * std::max(lanes, 0))) - 1);
+  };
+  _mm512_mask_storeu_epi32(cells, quads(taken), _mm512_shuffle_i32x4(v0, v1, 0x88));
+  _mm512_mask_storeu_epi32(cells + 16, quads(taken - 4), _mm512_shuffle_i32x4(v0, v1, 0xdd));
+  _mm512_mask_storeu_epi32(cells + 32, quads(taken - 8), _mm512_shuffle_i32x4(v2, v3, 0x88));
+  _mm512_mask_storeu_epi32(cells + 48, quads(taken - 12), _mm512_shuffle_i32x4(v2, v3, 0xdd));
+  // The state after the last lane taken.
+  alignas(64) float end_x[16], end_y[16];
+  alignas(64) uint32_t end_cells[16];
+  _mm512_store_ps(end_x, gx), _mm512_store_ps(end_y, gy), _mm512_store_si512(end_cells, end_cell);
+  const size_t last = static_cast<size_t>(taken - 1);
+  st.out += static_cast<size_t>(taken);
+  st.chained = true;
+  st.anchor = static_cast<uint32_t>((i + last) << 1 | 1);
+  st.anchor_cell = end_cells[last];
+  st.ax = end_x[last], st.ay = end_y[last];
+  return taken;
+}
+#pragma GCC diagnostic pop
+#else
+size_t chainGroupAvx512(const ViewGrid&, const ChainPass&, size_t, size_t, ChainState&) { return 0; }
+#endif
+
+int bestPreviewIsa() {
+#if PROCGEN_PREVIEW_AVX512
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return kPreviewAvx512;
+#endif
+  return kPreviewScalar;
+}
+
+std::atomic<int> g_preview_isa{0};
+
+int previewIsa() {
+  int isa = g_preview_isa.load(std::memory_order_relaxed);
+  if (isa == 0) g_preview_isa.store(isa = bestPreviewIsa(), std::memory_order_relaxed);
+  return isa;
+}
+
+/// Bit k set when bands[k] == band, for k < 16 (SSE2: every x86-64).
+inline uint32_t bandHits16(const int8_t* bands, int8_t band) {
+#if defined(__x86_64__)
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bands));
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(band))));
+#else
+  uint32_t hits = 0;
+  for (int k = 0; k < 16; ++k) hits |= static_cast<uint32_t>(bands[k] == band) << k;
+  return hits;
+#endif
+}
+
 /// The preview of `g` at `grid` (the text above), as pieces in segment
 /// order, and the model's SegmentFacts (gathered in the same pass).
 /// Deterministic: chains are cut at fixed blocks of segments (not per
-/// thread), and coverage is decided in segment order (the first drawn is
-/// kept). Precondition: fewer than 2^31 segments.
+/// thread), coverage is decided in segment order (the first drawn is
+/// kept), and the vector kernel finds the scalar step's cells. Precondition:
+/// fewer than 2^31 segments. Throws Cancelled between its steps for a stale job.
 OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, int threads, PreviewStats& stats,
-                                     SegmentFacts& facts) {
+                                     SegmentFacts& facts, const Job& job) {
   constexpr size_t kBlock = size_t{1} << 16;
   constexpr uint32_t kDropped = ~uint32_t{0};
-  // A piece's coverage samples as cells of the grid (row · columns + column),
-  // found in the parallel pass so that the ordered pass only tests and sets
-  // bits. kOffGrid: a sample off the grid (the piece is kept); kResample in
-  // the first slot: more samples than slots (found again in the ordered pass,
-  // rare: a piece longer than kSlots cells); unused slots repeat the end.
-  constexpr int kSlots = 4;
-  constexpr uint32_t kOffGrid = ~uint32_t{0}, kResample = kOffGrid - 1;  // the grid has at most 2^26 cells
-  struct SampleCells {
-    uint32_t cell[kSlots];
-  };
   const size_t n = g.segments.size(), blocks = (n + kBlock - 1) / kBlock;
   // Scratch indexed like the segments: a block's pieces from its first slot.
   OverwriteVector<Piece> pieces;
@@ -512,21 +832,12 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
   detail::resizeForOverwrite(pieces, n);
   detail::resizeForOverwrite(samples, n);
   detail::resizeForOverwrite(band_of, n);
-  constexpr int64_t kBands = 4, kMargin = 16;
+  constexpr int64_t kMargin = 16;
   const int64_t band_rows = (grid.rows + kBands - 1) / kBands;
   const float bands_per_row = 1.0f / static_cast<float>(band_rows);
   const int64_t columns = grid.columns, rows = grid.rows;
   const uint32_t columns_u = static_cast<uint32_t>(columns);
   const uint32_t rows_u = static_cast<uint32_t>(rows);
-  // The cell of a point on the grid (|x|, |y| < 10^6: ViewGrid::project),
-  // kOffGrid outside the view. Truncation puts (−1, 0) in the first row or
-  // column: a sample a fraction of a cell outside, where nothing is drawn.
-  auto cellOf = [=](float x, float y) -> uint32_t {
-    const uint32_t cx = static_cast<uint32_t>(static_cast<int32_t>(x)), cy = static_cast<uint32_t>(static_cast<int32_t>(y));
-    return cx < columns_u && cy < rows_u ? cy * columns_u + cx : kOffGrid;
-  };
-  // 1/count for the sample counts that fit the slots.
-  constexpr float kInverse[kSlots + 1] = {0, 1, 1.0f / 2, 1.0f / 3, 1.0f / 4};
   std::vector<size_t> count(blocks + 1, 0);
   std::vector<PreviewStats> block_stats(blocks);
   std::vector<SegmentFacts> block_facts(blocks);
@@ -538,80 +849,33 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
   };
   // 1. Per block: merge chains on the grid, find the pieces' samples (and
   // the facts every frame needs: one pass over the segments, not three).
+  // The vector kernel takes 16 segments at a time while none of them merges;
+  // the scalar step takes the rest (the same arithmetic: the same cells).
+  const bool vector = previewIsa() == kPreviewAvx512;
   auto t0 = Clock::now();
   forBlocks([&](size_t b) {
+    if (job.cancelled()) return;  // stale: checked below
     const size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
     // Locals, not captures: the stores below (int8_t among them) may alias
     // anything reached through a reference, which would reload it per segment.
     const ViewGrid view = grid;
-    const Segment* const segments = g.segments.data();
-    Piece* const piece_out = pieces.data();
-    SampleCells* const sample_out = samples.data();
-    int8_t* const band_out = band_of.data();
-    uint64_t merged = 0, dropped_short = 0;
-    // The block's bounds (min/max: branch-free) and whether its colours are the first segment's.
-    float lo_x = std::numeric_limits<float>::max(), lo_y = lo_x, lo_z = lo_x;
-    float hi_x = std::numeric_limits<float>::lowest(), hi_y = hi_x, hi_z = hi_x;
-    auto addPoint = [&](const Vec3& p) {
-      lo_x = std::min(lo_x, p.x), lo_y = std::min(lo_y, p.y), lo_z = std::min(lo_z, p.z);
-      hi_x = std::max(hi_x, p.x), hi_y = std::max(hi_y, p.y), hi_z = std::max(hi_z, p.z);
-    };
-    const int32_t first_color = segments[0].color & 15;
-    int32_t other_colors = 0;
-    size_t out = begin;
-    bool chained = false;
-    uint32_t anchor = 0;  // a Piece::from
-    uint32_t anchor_cell = kOffGrid;
-    float ax = 0, ay = 0;
-    for (size_t i = begin; i < end; ++i) {
-      const Segment& s = segments[i];
-      const bool continues = chained && s.color == segments[i - 1].color && s.start.x == segments[i - 1].end.x &&
-                             s.start.y == segments[i - 1].end.y && s.start.z == segments[i - 1].end.z;
-      addPoint(s.end);
-      other_colors |= (s.color ^ first_color) & 15;
-      if (!continues) {
-        addPoint(s.start);
-        anchor = static_cast<uint32_t>(i << 1);
-        anchor_cell = view.project(s.start, ax, ay) ? cellOf(ax, ay) : kOffGrid;
-        chained = true;
+    const ChainPass pass{g.segments.data(), pieces.data(), samples.data(), band_of.data(), columns_u, rows_u, bands_per_row};
+    ChainState st;
+    st.out = begin;
+    st.first_color = pass.segments[0].color & 15;
+    for (size_t i = begin; i < end;) {
+      if (vector && end - i >= 16) {
+        const size_t done = chainGroupAvx512(view, pass, begin, i, st);
+        i += done;
+        if (done == 16) continue;
       }
-      float ex = 0, ey = 0;
-      const uint32_t end_cell = view.project(s.end, ex, ey) ? cellOf(ex, ey) : kOffGrid;
-      if (end_cell == anchor_cell && end_cell != kOffGrid) {
-        // Still in the anchor's cell: merged into the next piece (or, at
-        // the chain's end, dropped).
-        ++(continues ? merged : dropped_short);
-        continue;
-      }
-      piece_out[out] = {anchor, static_cast<uint32_t>(i)};
-      if (anchor_cell != kOffGrid && end_cell != kOffGrid) {
-        band_out[out] = static_cast<int8_t>(std::min(static_cast<int32_t>(ay * bands_per_row), static_cast<int32_t>(kBands - 1)));
-        SampleCells& cells = sample_out[out];
-        const float dx = ex - ax, dy = ey - ay;
-        const int count = sampleCount(dx, dy);
-        if (count <= kSlots) {
-          const float step = kInverse[count];
-          int k = 0;
-          for (; k + 1 < count; ++k) {
-            const float t = static_cast<float>(k + 1) * step;
-            cells.cell[k] = cellOf(ax + dx * t, ay + dy * t);
-          }
-          for (; k < kSlots; ++k) cells.cell[k] = end_cell;
-        } else {
-          cells.cell[0] = kResample;
-        }
-      } else {
-        band_out[out] = -1;  // an end outside the view: kept
-      }
-      ++out;
-      anchor = static_cast<uint32_t>(i << 1 | 1);
-      anchor_cell = end_cell;
-      ax = ex, ay = ey;
+      if (i < end) chainStep(view, pass, i++, st);
     }
-    count[b] = out - begin;
-    block_stats[b].merged = merged, block_stats[b].dropped_short = dropped_short;
-    if (lo_x <= hi_x) block_facts[b].bounds.add({lo_x, lo_y, lo_z}), block_facts[b].bounds.add({hi_x, hi_y, hi_z});
-    block_facts[b].one_color = other_colors == 0;
+    count[b] = st.out - begin;
+    block_stats[b].merged = st.merged, block_stats[b].dropped_short = st.dropped_short;
+    st.reduceLanes();
+    if (st.lo[0] <= st.hi[0]) block_facts[b].bounds.add({st.lo[0], st.lo[1], st.lo[2]}), block_facts[b].bounds.add({st.hi[0], st.hi[1], st.hi[2]});
+    block_facts[b].one_color = st.other_colors == 0;
   });
   facts = SegmentFacts{};
   for (const SegmentFacts& f : block_facts) facts.merge(f);
@@ -623,6 +887,7 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
   // depend on the thread count. A piece with a sample outside its band's
   // bits (or off the grid) is kept.
   stats.merge_ms = msSince(t0);
+  job.check();  // a newer edit: no coverage for this one (it would hold a core from the new job)
   t0 = Clock::now();
   std::vector<PreviewStats> band_stats(kBands);
   std::vector<std::thread> workers;
@@ -643,32 +908,45 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
       return fresh;
     };
     uint64_t covered = 0;
-    for (size_t b = 0; b < blocks; ++b) {
-      for (size_t i = b * kBlock, end = i + count[b]; i < end; ++i) {
-        if (band_of[i] != band) continue;
-        const SampleCells& cells = samples[i];
-        bool adds = false;
-        if (cells.cell[0] != kResample) {
-          for (int k = 0; k < kSlots; ++k) adds |= reach(cells.cell[k]);
-        } else {
-          float ax = 0, ay = 0, ex = 0, ey = 0;
-          const Segment& from = g.segments[pieces[i].from >> 1];
-          grid.project(pieces[i].from & 1 ? from.end : from.start, ax, ay);
-          grid.project(g.segments[pieces[i].to].end, ex, ey);
-          const float dx = ex - ax, dy = ey - ay;
-          const int count = sampleCount(dx, dy);
-          const float step = 1.0f / static_cast<float>(count);
-          for (int k = 1; k < count; ++k) {
-            const float t = static_cast<float>(k) * step;
-            adds |= reach(cellOf(ax + dx * t, ay + dy * t));
-          }
-          adds |= reach(cellOf(ex, ey));
+    auto decide = [&](size_t i) {
+      const SampleCells& cells = samples[i];
+      bool adds = false;
+      if (cells.cell[0] != kResample) {
+        // All four tested before any is set (the same answer: a repeated
+        // cell is fresh at its first slot), so the loads do not wait on the stores.
+        uint32_t at[kSlots];
+        for (int k = 0; k < kSlots; ++k) {
+          at[k] = cells.cell[k] - first32;
+          adds |= at[k] >= span || (bits[at[k] / 64] >> (at[k] % 64) & 1) == 0;
         }
-        if (!adds) {
-          pieces[i].to = kDropped;
-          ++covered;
+        for (int k = 0; k < kSlots; ++k)
+          if (at[k] < span) bits[at[k] / 64] |= uint64_t{1} << (at[k] % 64);
+      } else {
+        float ax = 0, ay = 0, ex = 0, ey = 0;
+        const Segment& from = g.segments[pieces[i].from >> 1];
+        grid.project(pieces[i].from & 1 ? from.end : from.start, ax, ay);
+        grid.project(g.segments[pieces[i].to].end, ex, ey);
+        const float dx = ex - ax, dy = ey - ay;
+        const int count = sampleCount(dx, dy);
+        const float step = 1.0f / static_cast<float>(count);
+        for (int k = 1; k < count; ++k) {
+          const float t = static_cast<float>(k) * step;
+          adds |= reach(cellOf(ax + dx * t, ay + dy * t, columns_u, rows_u));
         }
+        adds |= reach(cellOf(ex, ey, columns_u, rows_u));
       }
+      pieces[i].to |= static_cast<uint32_t>(adds) - 1;  // kDropped when it adds nothing
+      covered += !adds;
+    };
+    // The band's pieces found 16 band bytes at a time.
+    for (size_t b = 0; b < blocks && !job.cancelled(); ++b) {  // stale: checked below
+      size_t i = b * kBlock;
+      const size_t end = i + count[b];
+      for (; i + 16 <= end; i += 16)
+        for (uint32_t hits = bandHits16(band_of.data() + i, static_cast<int8_t>(band)); hits; hits &= hits - 1)
+          decide(i + static_cast<size_t>(__builtin_ctz(hits)));
+      for (; i < end; ++i)
+        if (band_of[i] == band) decide(i);
     }
     band_stats[static_cast<size_t>(band)].covered = covered;
   };
@@ -680,6 +958,7 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
   for (int64_t band = 0; band < kBands; band += parallel) decideBand(band);
   for (std::thread& w : workers) w.join();
   stats.cover_ms = msSince(t0);
+  job.check();
   for (size_t b = 0; b < blocks; ++b) stats.merged += block_stats[b].merged, stats.dropped_short += block_stats[b].dropped_short;
   for (const PreviewStats& st : band_stats) stats.covered += st.covered;
   // 3. The kept pieces, in order.
@@ -698,6 +977,28 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
       if (pieces[i].to != kDropped) out[w++] = pieces[i];
   });
   return out;
+}
+
+/// body() on a thread of its own at the lowest CPU priority (nice 19, which
+/// the threads it starts inherit), so that it takes only what the rest of
+/// the machine leaves; its result or its exception.
+template <typename Body>
+auto atLowestPriority(Body&& body) -> decltype(body()) {
+  std::optional<decltype(body())> result;
+  std::exception_ptr error;
+  std::thread worker([&] {
+#if defined(__linux__)
+    setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);  // per thread on Linux; failure: normal priority
+#endif
+    try {
+      result.emplace(body());
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  worker.join();
+  if (error) std::rethrow_exception(error);
+  return std::move(*result);
 }
 
 /// A preview is worth its frame only for a big model it makes much smaller:
@@ -743,6 +1044,12 @@ std::string exportName(const Params& params, const char* extension) {
 
 }  // namespace
 
+int setPreviewIsaForTesting(int isa) {
+  const int best = bestPreviewIsa();
+  g_preview_isa.store(isa <= 0 || isa > best ? best : isa, std::memory_order_relaxed);
+  return g_preview_isa.load(std::memory_order_relaxed);
+}
+
 void registerLsystemEndpoints(Api& api) {
   api.compute("/api/lsystem/geometry", "lsystem.geometry", [](const Request& request, Job& job) {
     const double start_ms = job.elapsedMs();
@@ -768,7 +1075,7 @@ void registerLsystemEndpoints(Api& api) {
         auto t0 = Clock::now();
         PreviewStats stats;
         facts.emplace();
-        const OverwriteVector<Piece> preview = previewPieces(g, *grid, threads, stats, *facts);
+        const OverwriteVector<Piece> preview = previewPieces(g, *grid, threads, stats, *facts, job);
         const double lod_ms = msSince(t0);
         job.check();
         if (static_cast<double>(preview.size()) <= kPreviewMaxFraction * static_cast<double>(g.segments.size())) {
@@ -789,12 +1096,14 @@ void registerLsystemEndpoints(Api& api) {
           previewed = true;
         }
       }
-      // After a preview, the full frame is encoded on one thread fewer: the
-      // page (on the same machine, the studio's usual case) takes in and
-      // draws the preview meanwhile.
+      // After a preview, the full frame is encoded on one thread fewer and at
+      // the lowest priority: the page (on the same machine, the studio's
+      // usual case) takes in and draws the preview meanwhile. (A stale job
+      // still unwinds: a newer request waiting for its slot leaves it the CPU.)
       const int full_threads = previewed ? std::max(1, threads - 1) : threads;
       if (!facts) facts = segmentFacts(g, threads);
-      Frame frame = geometryFrame(*model, SegmentList::all(g), *facts, job, full_threads);
+      auto encode = [&] { return geometryFrame(*model, SegmentList::all(g), *facts, job, full_threads); };
+      Frame frame = previewed ? atLowestPriority(encode) : encode();
       frame.header["final"] = true;
       frame.header["timings"]["total_ms"] = job.elapsedMs() - start_ms;
       stream.send(frame);

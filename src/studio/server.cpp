@@ -10,6 +10,7 @@
 // errors become JSON replies (errorReply).
 #include <httplib.h>
 
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -58,11 +59,20 @@ class SinkStream final : public FrameStream {
   SinkStream(httplib::DataSink& sink, const Job& job) : sink_(sink), job_(job) {}
   void send(const Frame& frame) override {
     job_.check();
-    std::string bytes = frame.encode();
-    if (!sink_.is_writable() || !sink_.write(bytes.data(), bytes.size())) throw Cancelled();
+    // The frame's own bytes, a chunk at a time: httplib copies each chunk
+    // twice into fresh strings, which for a frame of MBs means fresh pages
+    // (a page fault per 4 KiB) and tens of MB copied; chunks of 256 KiB
+    // reuse the heap's memory.
+    constexpr size_t kChunk = size_t{1} << 18;
+    write(frame.encodeHead());
+    const std::string_view body = frame.body();
+    for (size_t at = 0; at < body.size(); at += kChunk) write(body.substr(at, kChunk));
   }
 
  private:
+  void write(std::string_view bytes) {
+    if (!sink_.is_writable() || !sink_.write(bytes.data(), bytes.size())) throw Cancelled();
+  }
   httplib::DataSink& sink_;
   const Job& job_;
 };
@@ -95,29 +105,40 @@ class JobSlots {
 };
 
 /// The job in flight on each channel ("client channel"): a newer request
-/// sets the older one's flag.
+/// sets the older one's flag. Newer: a higher X-Procgen-Seq (the page numbers
+/// its requests; two sent a few ms apart may arrive in either order), or, at
+/// the same number (none sent), the later arrival. A request older than the
+/// one in flight comes back cancelled at once.
 class Channels {
  public:
   using Flag = std::shared_ptr<std::atomic<bool>>;
-  Flag open(const std::string& key) {
+  Flag open(const std::string& key, uint64_t seq) {
     auto flag = std::make_shared<std::atomic<bool>>(false);
     if (key.empty()) return flag;
     std::lock_guard lock(mutex_);
-    Flag& current = current_[key];
-    if (current) current->store(true);
-    current = flag;
+    Current& current = current_[key];
+    if (current.flag && seq < current.seq) {
+      flag->store(true);  // superseded before it started
+      return flag;
+    }
+    if (current.flag) current.flag->store(true);
+    current = {flag, seq};
     return flag;
   }
   void close(const std::string& key, const Flag& flag) {
     if (key.empty()) return;
     std::lock_guard lock(mutex_);
     auto it = current_.find(key);
-    if (it != current_.end() && it->second == flag) current_.erase(it);
+    if (it != current_.end() && it->second.flag == flag) current_.erase(it);
   }
 
  private:
+  struct Current {
+    Flag flag;
+    uint64_t seq = 0;
+  };
   std::mutex mutex_;
-  std::map<std::string, Flag> current_;
+  std::map<std::string, Current> current_;
 };
 
 /// A job's resources, released when the last holder (handler or stream) ends.
@@ -255,7 +276,11 @@ struct StudioServer::Impl final : Api {
     std::string key = client.empty() ? std::string() : client.substr(0, 128) + " " + channel;
     request.client = client.substr(0, 128);
     // Cancel the stale job first, so its slot frees while this one waits.
-    Channels::Flag flag = channels_.open(key);
+    uint64_t seq = 0;
+    const std::string seq_text = req.get_header_value("X-Procgen-Seq");
+    std::from_chars(seq_text.data(), seq_text.data() + seq_text.size(), seq);  // not a number: 0
+    Channels::Flag flag = channels_.open(key, seq);
+    if (flag->load()) throw Cancelled();  // a newer request of the channel came first
     try {
       slots_.acquire(std::chrono::seconds(1));
     } catch (...) {

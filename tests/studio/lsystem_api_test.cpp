@@ -15,6 +15,7 @@
 
 #include "procgen/io.hpp"
 #include "procgen/lsystem.hpp"
+#include "studio/api.hpp"
 #include "studio/studio_client.hpp"
 
 namespace procgen {
@@ -479,6 +480,51 @@ TEST(StudioLsystem, StreamPreviewDoesNotDependOnBackendOrThreads) {
     positions.push_back(preview.buffers.at("segment_positions"));
     EXPECT_EQ(positions.back(), positions.front()) << execution;
   }
+}
+
+// The preview's chain pass runs 16 segments at a time with AVX-512 where the
+// CPU has it: the same frames as the scalar pass, at views that take each of
+// its paths — chains merged within a cell (coarse cells), pieces off the
+// grid (zoomed in), ends behind the camera (a projective w through the model).
+TEST(StudioLsystem, StreamPreviewIsTheSameWithTheVectorPass) {
+  if (procgen::studio::setPreviewIsaForTesting(2) < 2) GTEST_SKIP() << "no AVX-512 on this CPU";
+  TestServer server;
+  const std::string text = readExample("plant-2d.l");
+  const Geometry expected = directGeometry(text, 7);
+  const Bounds b = expected.bounds();
+  std::vector<json> views;
+  views.push_back(flatView(b, 320, 240));
+  json coarse = flatView(b, 320, 240);
+  coarse["cell"] = 8;
+  views.push_back(coarse);
+  json zoomed = flatView(b, 320, 240);
+  for (int k : {0, 5}) zoomed["matrix"][k] = zoomed["matrix"][k].get<double>() * 3;
+  views.push_back(zoomed);
+  json behind = flatView(b, 320, 240);
+  behind["matrix"][3] = 1.5 / (b.max.x - b.min.x);  // w = 1.5 (x − min.x)/width − 0.5: below 0 in the left third
+  behind["matrix"][15] = -1.5 * b.min.x / (b.max.x - b.min.x) - 0.5;
+  views.push_back(behind);
+  uint64_t merged = 0, covered = 0;
+  for (const json& view : views) {
+    std::vector<std::string> bodies;
+    std::vector<json> lods;
+    for (int isa : {1, 2}) {
+      ASSERT_EQ(procgen::studio::setPreviewIsaForTesting(isa), isa);
+      HttpReply reply = server.post("/api/lsystem/stream", request(text, {{"iterations", 7}, {"view", view}}));
+      ASSERT_EQ(reply.status, 200) << reply.body;
+      const std::vector<DecodedFrame> frames = studio_test::decodeFrames(reply.body);
+      ASSERT_FALSE(frames.empty());
+      bodies.push_back(frames[0].buffers.at("segment_positions"));
+      lods.push_back(frames[0].header.value("lod", json()));
+      EXPECT_EQ(frames[0].header["bounds"], frames.back().header["bounds"]) << view;
+    }
+    EXPECT_EQ(lods[0], lods[1]) << view;
+    EXPECT_TRUE(bodies[0] == bodies[1]) << view;
+    if (lods[0].is_object()) merged += lods[0]["merged"].get<uint64_t>(), covered += lods[0]["covered"].get<uint64_t>();
+  }
+  procgen::studio::setPreviewIsaForTesting(0);
+  EXPECT_GT(merged, 0u);  // the views reached the kernel's fallback to the scalar step
+  EXPECT_GT(covered, 0u);
 }
 
 TEST(StudioLsystem, StreamSendsOnlyTheFullFrameForASmallModelOrWithoutAView) {

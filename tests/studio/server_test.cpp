@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "procgen/error.hpp"
 #include "studio/api.hpp"
@@ -85,6 +86,29 @@ TEST(StudioServer, UnknownEndpointsAndOversizedBodiesGetJsonErrors) {
   auto big = server.post("/api/lsystem/derive", std::string(5000, ' '));
   EXPECT_EQ(big.status, 413);
   EXPECT_EQ(server.get("/api/info").status, 200);  // still serving
+}
+
+// Two requests of one channel sent ms apart may arrive in either order: the
+// page numbers them (X-Procgen-Seq), and an older one arriving while a newer
+// one runs is cancelled at once, without cancelling the newer one.
+TEST(StudioServer, AnOlderRequestArrivingLateDoesNotCancelTheNewer) {
+  TestServer server;
+  auto post = [&](const std::string& body, const char* seq) {
+    httplib::Headers headers{{"X-Procgen-Client", "page-a"}, {"X-Procgen-Seq", seq}};
+    auto result = server.client().Post("/api/noise/terrain", headers, body, "application/json");
+    if (!result) throw std::runtime_error("no reply");
+    return std::make_pair(result->status, std::string(result->body));
+  };
+  std::pair<int, std::string> newer;
+  std::thread first([&] { newer = post(R"({"size": 256, "backend": "serial"})", "7"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const auto older = post(R"({"size": 16})", "6");
+  first.join();
+  EXPECT_EQ(older.first, 409);
+  EXPECT_NE(older.second.find("cancelled"), std::string::npos) << older.second;
+  EXPECT_EQ(newer.first, 200);  // (were it done before the older one came, the older would have run: 200)
+  // Without numbers (or the same number), the later arrival is the newer, as before.
+  EXPECT_EQ(post(R"({"size": 16})", "").first, 200);
 }
 
 TEST(StudioServer, TheOtherMethodOnAPathGets405WithAllow) {

@@ -5,6 +5,8 @@
 import { decodeFrame, readFrames } from './frames.js';
 
 export const clientId = (crypto.randomUUID?.() ?? String(Math.random()).slice(2)) + '';
+/** Numbers the page's requests (X-Procgen-Seq): two sent ms apart may reach the server in either order. */
+let sequence = 0;
 
 export class ApiError extends Error {
   constructor(status, error) {
@@ -54,7 +56,7 @@ export class Channel {
     const controller = (this.controller = new AbortController());
     const response = await fetch(this.path, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Procgen-Client': clientId },
+      headers: { 'Content-Type': 'application/json', 'X-Procgen-Client': clientId, 'X-Procgen-Seq': String(++sequence) },
       body: JSON.stringify(params),
       signal: controller.signal,
     });
@@ -91,7 +93,7 @@ export class Channel {
     const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
     const response = await fetch(`${this.path}?${query}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/octet-stream', 'X-Procgen-Client': clientId },
+      headers: { 'Content-Type': 'application/octet-stream', 'X-Procgen-Client': clientId, 'X-Procgen-Seq': String(++sequence) },
       body,
       signal: controller.signal,
     });

@@ -119,7 +119,7 @@ export default {
     const channel = new Channel('/api/lsystem/stream');
     let modelName = 'lsystem';
     let fitNext = true;
-    let timer = 0;
+    let scheduled = false;
     let lastHeader = null;
 
     function params() {
@@ -134,10 +134,19 @@ export default {
       return p;
     }
 
-    /** Runs the newest edit almost at once: the Channel cancels the stale one anyway. */
+    /**
+     * Runs the newest edit at once: in a microtask, so the changes of one
+     * event make one request (the Channel cancels a stale one anyway). Not
+     * a timer: after a keystroke Chromium runs timers only after the next
+     * frame, which put 10–20 ms between the key and the request.
+     */
     function schedule() {
-      clearTimeout(timer);
-      timer = setTimeout(update, 4);
+      if (scheduled) return;
+      scheduled = true;
+      queueMicrotask(() => {
+        scheduled = false;
+        update();
+      });
     }
 
     async function update() {
