@@ -44,6 +44,7 @@
 #include "lsystem/interpret_cancel.hpp"
 #include "lsystem/interpret_module.hpp"
 #include "lsystem/pass_runner.hpp"
+#include "lsystem/serial/interpret.hpp"
 
 namespace procgen::detail {
 namespace {
@@ -610,8 +611,19 @@ class CpuInterpreter {
 
 }  // namespace
 
+/// Strings shorter than this (without a homomorphism, which may expand a
+/// short string into a long one) are walked by the serial interpreter, the
+/// reference every path here equals: below ~0.1 ms of walking, the count pass
+/// and waking a sleeping worker (50-80 us on the KVM guests measured) cost
+/// more than a second thread saves — plant-context, 19 k modules, took
+/// 0.057 ms serial, 0.088 on cpu x1 and 0.114 on cpu x2 (docs/performance.md,
+/// 2026-12-02). Tests that force tiny chunks still take the parallel path.
+constexpr uint64_t kParallelMinModules = uint64_t{1} << 15;
+
 bool interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
                   uint64_t seed, Geometry& out) {
+  if (string.size() < kParallelMinModules && homomorphismDepth(data) == 0 && cpuChunkOverride() == 0)
+    return interpretSerial(data, string, options, seed, out);
   CpuInterpreter interpreter(data, options, seed, options.execution.threads);
   interpreter.run(string, out);
   return interpreter.segmentsFinite();
