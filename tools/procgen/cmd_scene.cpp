@@ -273,9 +273,6 @@ void runScene(SceneArgs& a) {
   std::string own_text, text;            // self-scheduled: this rank's instances' texts; the whole string's
   std::optional<uint64_t> string_hash;   // rank 0, self-scheduled: the whole string's, from the texts
   std::unique_ptr<distributed::RootGather> geometry_gather;
-  // Self-scheduled: the texts are made in the loop only for the string output
-  // (the hashes alone are computed without them, as stringHash does).
-  const bool make_text = needs_string;
   std::vector<ModuleString> strings;  // self-scheduled, --stats-json without the string: this rank's, in its order
 
   // Self-scheduled: every rank's texts on rank 0, put in instance order —
@@ -345,7 +342,7 @@ void runScene(SceneArgs& a) {
       f.modules = d.stats[0].modules;
       f.modules_total = d.stats[0].modules_total;
       addGeometryFigures(*g, std::span(&f, 1), k);
-      if (make_text) {
+      if (needs_string) {  // the text only for the string output; the hash alone is made without it
         const std::string piece = toText(d.string);
         f.text_bytes = piece.size();
         if (stats) f.string_hash = textHash(piece);
@@ -372,12 +369,11 @@ void runScene(SceneArgs& a) {
     std::vector<uint64_t> counts;
     const std::vector<uint8_t> bytes = distributed::gather(
         {reinterpret_cast<const uint8_t*>(figures.data()), figures.size() * sizeof(InstanceFigures)}, 0, &counts);
-    std::vector<PartRef>& where = where_all;
     if (distributed::isRoot()) {
       arrived.resize(bytes.size() / sizeof(InstanceFigures));
       std::memcpy(arrived.data(), bytes.data(), bytes.size());
       all.resize(n);
-      where.resize(n);
+      where_all.resize(n);
       std::vector<bool> seen(n, false);
       size_t f = 0;
       for (int r = 0; r < ranks; ++r)
@@ -386,13 +382,13 @@ void runScene(SceneArgs& a) {
           if (k >= n || seen[k]) throw Error("scene: an instance was done twice or not at all");
           seen[k] = true;
           all[k] = arrived[f];
-          where[k] = {r, p};
+          where_all[k] = {r, p};
         }
       if (f != n) throw Error("scene: an instance was done twice or not at all");
     }
     if (geometry_gather) {
       if (distributed::isRoot())
-        gathered = joinGeometry(*geometry_gather, where, std::move(room));
+        gathered = joinGeometry(*geometry_gather, where_all, std::move(room));
       else
         geometry_gather->finish();
     }
