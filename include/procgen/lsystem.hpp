@@ -112,6 +112,7 @@ struct DeriveOptions {
   uint64_t memory_budget_bytes = 0;  ///< 0: defaultMemoryBudget() (procgen/budget.hpp: half the smallest memory limit)
   Execution execution;
   /// Called after every step with (step, total steps, modules); may be empty.
+  /// (deriveScene on serial and cpu: after every instance, procgen/scene.hpp.)
   std::function<void(int, int, uint64_t)> progress;
 };
 

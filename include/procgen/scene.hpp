@@ -67,12 +67,18 @@ struct LSystemSceneRange {
   size_t size() const { return last - first; }
 };
 
-/// Derives every instance in batched passes: each pass runs count → scan →
+/// Derives every instance into one combined string. On serial and cpu each
+/// instance is derived alone — the large ones (by predicted work) with every
+/// thread, the many small ones side by side, one thread each — and copied
+/// into it in instance order; on opencl (and whenever a limit or an error
+/// needs the exact answer) in batched passes: each pass runs count → scan →
 /// rewrite over the combined string, chunks of all instances balanced across
 /// threads (not one thread per L-system). Instance k gets the same string as
 /// derive() alone with iterations (options.iterations overrides every
 /// instance) and seed (its own, else options.seed + k). Memory limits as in
-/// derive(), over the combined string.
+/// derive(), over the combined string. options.progress, when set, is called
+/// after every instance on serial and cpu with (instances done, instances,
+/// modules so far), from one thread at a time; on opencl after every step.
 LSystemSceneDerivation deriveScene(const LSystemScene& scene, const DeriveOptions& options);
 /// The instances of `range` alone, each deriving exactly the string (and
 /// statistics) it gets in deriveScene of the whole scene: its default seed is
@@ -130,6 +136,9 @@ struct SceneInstanceWork {
 /// successor module brings its parameter count, a kept module keeps its own):
 /// exact for D0L systems, parametric or not, the expectation otherwise.
 std::vector<SceneInstanceWork> predictSceneWork(const LSystemScene& scene, const DeriveOptions& options);
+/// The same for the instances of `range` only: element k is instance range.first + k.
+std::vector<SceneInstanceWork> predictSceneWork(const LSystemScene& scene, const DeriveOptions& options,
+                                                LSystemSceneRange range);
 
 /// The predicted time of each instance's work on one rank, in nanoseconds of
 /// one cpu thread: derivation (modules and parameters written over all

@@ -150,9 +150,14 @@ uint32_t readU32(std::span<const uint8_t> b, size_t at) {
 }  // namespace
 
 std::vector<SceneInstanceWork> predictSceneWork(const LSystemScene& scene, const DeriveOptions& options) {
-  std::vector<SceneInstanceWork> work(scene.instances.size());
+  return predictSceneWork(scene, options, {0, scene.instances.size()});
+}
+
+std::vector<SceneInstanceWork> predictSceneWork(const LSystemScene& scene, const DeriveOptions& options,
+                                                LSystemSceneRange range) {
+  std::vector<SceneInstanceWork> work(range.size());
   for (size_t k = 0; k < work.size(); ++k) {
-    const LSystemInstance& inst = scene.instances[k];
+    const LSystemInstance& inst = scene.instances[range.first + k];
     const detail::LSystemData& data = inst.lsystem.data();
     const int iterations =
         options.iterations ? *options.iterations : inst.iterations.value_or(data.derivation_length);

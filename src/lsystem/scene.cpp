@@ -1,9 +1,15 @@
 // Multiple L-systems at once (Lipp et al. §6). All instances live in one
-// combined module string, derived by the one derivation driver (derive.cpp):
-// every pass (productions, decomposition) is one count → scan → rewrite over
-// the whole string (the runners' batched stages: chunks that never straddle
-// two instances, spread over threads regardless of which instance they belong
-// to); an instance that has finished its iterations is copied.
+// combined module string. On the host backends each instance is derived
+// alone — the large ones with every thread, the small ones side by side, one
+// thread each (§6's balance: not one thread per L-system, nor one batch that
+// makes every instance as costly as the most general one) — and copied into
+// it (deriveApart). On opencl, and whenever only the batch can answer (a
+// budget or an error), the one derivation driver (derive.cpp) derives them
+// together: every pass (productions, decomposition) is one count → scan →
+// rewrite over the whole string (the runners' batched stages: chunks that
+// never straddle two instances, spread over threads regardless of which
+// instance they belong to); an instance that has finished its iterations is
+// copied.
 //
 // Every instance sees its segment as a string of its own (positions, context
 // search and bracket partners are relative to the segment, the stochastic
@@ -11,8 +17,14 @@
 // derive() gives it alone — the parity the tests check. The instances are then
 // drawn, each with its view settings, and placed.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
+#include <exception>
 #include <memory>
+#include <mutex>
+#include <numeric>
+#include <optional>
 #include <vector>
 
 #include "common/dispatch.hpp"
@@ -26,6 +38,9 @@
 #include "procgen/budget.hpp"
 #include "procgen/error.hpp"
 #include "procgen/scene.hpp"
+#if PROCGEN_HAVE_TBB
+#include "cpu/executor.hpp"
+#endif
 
 namespace procgen {
 namespace {
@@ -106,6 +121,166 @@ Geometry placeAll(const LSystemScene& scene, size_t first, const std::vector<Geo
   return out;
 }
 
+/// Whether a test forces tiny cpu chunks (the batched passes are what it tests).
+bool cpuChunksForced() {
+#if PROCGEN_HAVE_TBB
+  return detail::cpuChunkOverride() != 0;
+#else
+  return false;
+#endif
+}
+
+/// §6's balance for the derivation on the host backends: every instance is
+/// derived alone, exactly as derive() derives it, and the strings are then
+/// copied into the combined string in instance order. Alone, a plant that is
+/// D0L keeps its D0L table and jumps (in the batch, one parametric instance
+/// makes every instance a parametric rewrite, and no batch jumps), and an
+/// instance that has finished is not copied again at every later step. The
+/// few large instances (a predicted share of the work past 1 / (2 · threads),
+/// the rule interpretScene uses) are derived one after the other with every
+/// thread; the many small ones side by side, one thread each, taken the
+/// largest predicted first from a shared counter. The forest (38 plants, 12
+/// parametric trees): 1.8-2.7 ms serial against 2.6-3.9 batched
+/// (docs/performance.md, 2026-12-02).
+///
+/// Returns nothing when only the batch can give the answer: the predicted
+/// combined string is within an eighth of a limit; an instance failed (over
+/// its share of the budget — the in-flight instances share what the finished
+/// ones leave — or with an error two instances might both raise, of which
+/// the batch names the first); the combined string would pass max_modules;
+/// or the parts and their copy would not fit the budget together. The
+/// batched derivation then runs from the axioms and gives the answer (e.g.
+/// its error naming the step over the combined budget): a failing run at
+/// most doubles its time.
+std::optional<detail::Derivation> deriveApart(const LSystemScene& scene, LSystemSceneRange range,
+                                              std::span<const detail::DerivedSystem> systems,
+                                              const DeriveOptions& options) {
+  const size_t n = systems.size();
+  std::unique_ptr<detail::PassRunner> runner = detail::makePassRunner(options.execution);
+  const int threads = std::max(1, runner->threads());
+  const uint64_t budget = effectiveMemoryBudget(options.memory_budget_bytes);
+  // Only far from the limits (by the prediction, which does not depend on
+  // the thread count): near them, whether the derivation fits is the batch's
+  // to say, so that it says the same on every backend and thread count.
+  // (A grammar whose growth the prediction misses eightfold near a limit may
+  // still pass here where the batch would stop.)
+  const std::vector<SceneInstanceWork> work = predictSceneWork(scene, options, range);
+  double final_modules = 0, final_params = 0;
+  for (const SceneInstanceWork& w : work) {
+    final_modules += w.modules;
+    final_params += w.params;
+  }
+  const double batch_peak_bytes = 2.0 * (21.0 * final_modules + 4.0 * final_params);  // held + next, every array
+  if (8.0 * batch_peak_bytes > double(budget)) return std::nullopt;
+  if (options.max_modules && 8.0 * final_modules > double(options.max_modules)) return std::nullopt;
+  // The order of the small instances (the largest predicted first) and which are large.
+  std::vector<size_t> large, small(n);
+  std::iota(small.begin(), small.end(), size_t{0});
+  if (threads > 1) {
+    std::vector<double> cost(n);
+    double total = 0;
+    for (size_t k = 0; k < n; ++k) total += cost[k] = work[k].modules_written + work[k].modules;
+    std::stable_sort(small.begin(), small.end(), [&](size_t x, size_t y) { return cost[x] > cost[y]; });
+    while (!small.empty() && cost[small.front()] >= total / (2.0 * threads)) {
+      large.push_back(small.front());
+      small.erase(small.begin());
+    }
+  }
+
+  std::vector<detail::Derivation> parts(n);
+  std::atomic<uint64_t> held_bytes{0}, held_modules{0};
+  std::atomic<bool> failed{false};
+  std::mutex progress_lock;
+  size_t done = 0;
+  std::exception_ptr progress_error;
+  // Instance k with `exec`, within the budget the finished ones leave, shared by `sharers`.
+  auto deriveOne = [&](size_t k, const Execution& exec, int sharers) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    const uint64_t bytes = held_bytes.load(), modules = held_modules.load();
+    DeriveOptions o;
+    o.execution = exec;
+    o.memory_budget_bytes = (budget - std::min(budget, bytes)) / uint64_t(sharers);
+    if (options.max_modules) o.max_modules = options.max_modules - std::min(options.max_modules, modules);
+    if (o.memory_budget_bytes == 0 || (options.max_modules && o.max_modules == 0)) {
+      failed = true;
+      return;
+    }
+    try {
+      parts[k] = detail::deriveSystems(systems.subspan(k, 1), o);
+    } catch (...) {  // the batch gives the answer
+      failed = true;
+      return;
+    }
+    const ModuleString& s = parts[k].string;
+    held_bytes += detail::MemoryBudget::bytesOf(s);
+    const uint64_t now_modules = held_modules += s.size();
+    if (!options.progress) return;
+    std::lock_guard<std::mutex> lock(progress_lock);
+    if (progress_error) return;
+    try {  // the caller's exception (a cancellation) is the caller's answer, not the batch's
+      options.progress(static_cast<int>(++done), static_cast<int>(n), now_modules);
+    } catch (...) {
+      progress_error = std::current_exception();
+      failed = true;
+    }
+  };
+  for (size_t k : large) deriveOne(k, options.execution, 1);
+  std::atomic<size_t> next{0};
+  runner->forEach(static_cast<uint64_t>(std::min<size_t>(small.size(), size_t(threads))), [&](uint64_t) {
+    for (size_t i; (i = next.fetch_add(1)) < small.size();)
+      deriveOne(small[i], Execution{Backend::kSerial, 1}, threads);
+  });
+  if (progress_error) std::rethrow_exception(progress_error);
+  if (failed) return std::nullopt;
+
+  // The combined string (parametric when any instance is, as the batch's).
+  bool parametric = false;
+  uint64_t modules = 0, params = 0;
+  for (size_t k = 0; k < n; ++k) {
+    parametric = parametric || systems[k].data->parametric;
+    modules += parts[k].string.size();
+    params += parts[k].string.params.size();
+  }
+  if (options.max_modules && modules > options.max_modules) return std::nullopt;
+  const uint64_t parts_bytes = held_bytes.load();
+  const uint64_t combined_bytes = modules + (parametric ? 8 * (modules + 1) : 0) + 4 * params;
+  if (combined_bytes + heldForBudget(combined_bytes, parts_bytes, options.memory_budget_bytes) > budget)
+    return std::nullopt;
+  detail::Derivation out;
+  out.threads = threads;
+  out.begin.resize(n + 1);
+  std::vector<uint64_t> param_begin(n + 1);
+  out.begin[0] = param_begin[0] = 0;
+  for (size_t k = 0; k < n; ++k) {
+    out.begin[k + 1] = out.begin[k] + parts[k].string.size();
+    param_begin[k + 1] = param_begin[k] + parts[k].string.params.size();
+  }
+  ModuleString& combined = out.string;
+  detail::resizeForOverwrite(combined.symbols, modules);
+  detail::resizeForOverwrite(combined.params, params);
+  if (parametric) {
+    detail::resizeForOverwrite(combined.param_offsets, modules + 1);
+    combined.param_offsets[modules] = params;
+  }
+  runner->forEach(n, [&](uint64_t k) {
+    const ModuleString& s = parts[k].string;
+    if (s.size()) std::memcpy(combined.symbols.data() + out.begin[k], s.symbols.data(), s.size());
+    if (!s.params.empty())
+      std::memcpy(combined.params.data() + param_begin[k], s.params.data(), s.params.size() * sizeof(float));
+    if (parametric) {
+      uint64_t* offsets = combined.param_offsets.data() + out.begin[k];
+      if (s.parametric())
+        for (uint64_t i = 0; i < s.size(); ++i) offsets[i] = param_begin[k] + s.param_offsets[i];
+      else
+        std::fill(offsets, offsets + s.size(), param_begin[k]);
+    }
+    parts[k].string = ModuleString{};  // copied: its memory goes back now
+  });
+  out.stats.resize(n);
+  for (size_t k = 0; k < n; ++k) out.stats[k] = std::move(parts[k].stats[0]);
+  return out;
+}
+
 }  // namespace
 
 ModuleString LSystemSceneDerivation::instanceString(size_t k, const LSystemScene& scene) const {
@@ -124,8 +299,6 @@ LSystemSceneDerivation deriveSceneRange(const LSystemScene& scene, LSystemSceneR
   out.first = range.first;
   out.begin.assign(1, 0);
   if (range.size() == 0) return out;
-  // The one derivation driver (derive.cpp), every pass batched over all
-  // instances; on opencl the combined string stays on the device.
   std::vector<detail::DerivedSystem> systems(range.size());
   for (size_t k = range.first; k < range.last; ++k) {
     const LSystemInstance& inst = scene.instances[k];
@@ -137,7 +310,14 @@ LSystemSceneDerivation deriveSceneRange(const LSystemScene& scene, LSystemSceneR
     s.seed = inst.seed.value_or(options.seed + k);
     s.scene_index = static_cast<int64_t>(k);
   }
-  detail::Derivation d = detail::deriveSystems(systems, options);
+  // On the host the instances are derived alone, side by side (deriveApart);
+  // else, or when only the batch can answer, by the one derivation driver
+  // (derive.cpp), every pass batched over all instances — on opencl the
+  // combined string stays on the device.
+  std::optional<detail::Derivation> apart;
+  if (range.size() > 1 && options.execution.backend != Backend::kOpenCL && !cpuChunksForced())
+    apart = deriveApart(scene, range, systems, options);
+  detail::Derivation d = apart ? std::move(*apart) : detail::deriveSystems(systems, options);
   out.string = std::move(d.string);
   out.begin = std::move(d.begin);
   out.stats = std::move(d.stats);

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -423,6 +424,47 @@ TEST_F(SceneTest, InstancesDrawnTogetherMatchDrawnAlone) {
       ASSERT_NEAR(got.polygon_vertices[v].x, want.polygon_vertices[v].x, tolerance) << v;
       ASSERT_NEAR(got.polygon_vertices[v].y, want.polygon_vertices[v].y, tolerance) << v;
     }
+  }
+}
+
+// On serial and cpu the instances are derived alone, side by side: the
+// progress callback hears of every instance once, with the modules so far,
+// and an exception it throws (a cancellation) is the caller's answer — not
+// a reason to derive the batch instead.
+TEST_F(SceneTest, ProgressHearsEveryInstanceAndItsExceptionEndsTheDerivation) {
+  const std::string text = sceneText({
+      (kExamples / "plant-stochastic.l").string() + " n=5 seed=7", (kExamples / "tree-3d.l").string() + " n=4",
+      (kExamples / "koch-curve.l").string() + " n=4", (kExamples / "plant-2d.l").string() + " n=4",
+      (kExamples / "hilbert3d.l").string() + " n=2"});
+  const procgen::LSystemScene scene = procgen::LSystemScene::fromText(text, "p.scene", dir_);
+  for (const Config& config : configs()) {
+    if (config.execution().backend == Backend::kOpenCL || config.chunk != 0) continue;  // the batch: per step
+    SCOPED_TRACE(config.name);
+    procgen::DeriveOptions options;
+    options.execution = config.execution();
+    std::vector<int> done;
+    uint64_t last_modules = 0;
+    options.progress = [&](int instances_done, int instances, uint64_t modules) {
+      EXPECT_EQ(instances, 5);
+      EXPECT_GE(modules, last_modules);
+      done.push_back(instances_done);
+      last_modules = modules;
+    };
+    const procgen::LSystemSceneDerivation d = procgen::deriveScene(scene, options);
+    EXPECT_EQ(done, (std::vector<int>{1, 2, 3, 4, 5}));
+    EXPECT_EQ(last_modules, d.string.size());
+
+    int calls = 0;
+    options.progress = [&](int, int, uint64_t) {
+      if (++calls == 2) throw std::runtime_error("cancelled by the caller");
+    };
+    try {
+      procgen::deriveScene(scene, options);
+      ADD_FAILURE() << "the progress callback's exception was swallowed";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "cancelled by the caller");
+    }
+    EXPECT_EQ(calls, 2);  // nothing derived after it, no batch run from the axioms
   }
 }
 
