@@ -140,8 +140,8 @@ bool cpuChunksForced() {
 /// the rule interpretScene uses) are derived one after the other with every
 /// thread; the many small ones side by side, one thread each, taken the
 /// largest predicted first from a shared counter. The forest (38 plants, 12
-/// parametric trees): 1.8-2.7 ms serial against 2.6-3.9 batched
-/// (docs/performance.md, 2026-12-02).
+/// parametric trees): 3.0-3.3 ms serial against 3.1-4.6 batched, 1.9-2.0
+/// against 2.2-3.1 on cpu x2 (docs/scaling.md, "Like for like", 2026-12-02).
 ///
 /// Returns nothing when only the batch can give the answer: the predicted
 /// combined string is within an eighth of a limit; an instance failed (over
