@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -140,7 +139,7 @@ bool cpuChunksForced() {
 /// the rule interpretScene uses) are derived one after the other with every
 /// thread; the many small ones side by side, one thread each, taken the
 /// largest predicted first from a shared counter. The forest (38 plants, 12
-/// parametric trees): 3.0-3.3 ms serial against 3.1-4.6 batched, 1.9-2.0
+/// parametric trees): 3.0-3.3 ms serial against 3.8-4.6 batched, 1.9-2.0
 /// against 2.2-3.1 on cpu x2 (docs/scaling.md, "Like for like", 2026-12-02).
 ///
 /// Returns nothing when only the batch can give the answer: the predicted
@@ -248,34 +247,16 @@ std::optional<detail::Derivation> deriveApart(const LSystemScene& scene, LSystem
     return std::nullopt;
   detail::Derivation out;
   out.threads = threads;
-  out.begin.resize(n + 1);
-  std::vector<uint64_t> param_begin(n + 1);
-  out.begin[0] = param_begin[0] = 0;
+  out.begin.assign(1, 0);
+  detail::reserveLarge(out.string.symbols, modules);
+  detail::reserveLarge(out.string.params, params);
+  if (parametric) detail::reserveLarge(out.string.param_offsets, modules + 1);
+  out.string.clear(parametric);
   for (size_t k = 0; k < n; ++k) {
-    out.begin[k + 1] = out.begin[k] + parts[k].string.size();
-    param_begin[k + 1] = param_begin[k] + parts[k].string.params.size();
-  }
-  ModuleString& combined = out.string;
-  detail::resizeForOverwrite(combined.symbols, modules);
-  detail::resizeForOverwrite(combined.params, params);
-  if (parametric) {
-    detail::resizeForOverwrite(combined.param_offsets, modules + 1);
-    combined.param_offsets[modules] = params;
-  }
-  runner->forEach(n, [&](uint64_t k) {
-    const ModuleString& s = parts[k].string;
-    if (s.size()) std::memcpy(combined.symbols.data() + out.begin[k], s.symbols.data(), s.size());
-    if (!s.params.empty())
-      std::memcpy(combined.params.data() + param_begin[k], s.params.data(), s.params.size() * sizeof(float));
-    if (parametric) {
-      uint64_t* offsets = combined.param_offsets.data() + out.begin[k];
-      if (s.parametric())
-        for (uint64_t i = 0; i < s.size(); ++i) offsets[i] = param_begin[k] + s.param_offsets[i];
-      else
-        std::fill(offsets, offsets + s.size(), param_begin[k]);
-    }
+    detail::appendModules(out.string, parts[k].string, parametric);
+    out.begin.push_back(out.string.size());
     parts[k].string = ModuleString{};  // copied: its memory goes back now
-  });
+  }
   out.stats.resize(n);
   for (size_t k = 0; k < n; ++k) out.stats[k] = std::move(parts[k].stats[0]);
   return out;
