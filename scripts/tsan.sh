@@ -39,4 +39,27 @@ for pattern in "${patterns[@]}"; do
 done
 suppressions="$PWD/$build/tsan.supp"
 cat tests/*/tsan.supp > "$suppressions"
-TSAN_OPTIONS="suppressions=$suppressions halt_on_error=1 ${TSAN_OPTIONS:-}" "$tests" --gtest_filter="$filter"
+# The tests run as PROCGEN_TSAN_SHARDS (default: the core count) gtest shards
+# side by side: most of them use one or two threads, so one process left a
+# core idle for most of the ~300 s run. Each shard's output goes to its own
+# log, printed whole when it ends; any shard's failure fails the run.
+export TSAN_OPTIONS="suppressions=$suppressions halt_on_error=1 ${TSAN_OPTIONS:-}"
+shards=${PROCGEN_TSAN_SHARDS:-$(nproc)}
+declare -A shard_of=()  # pid -> shard index
+for ((i = 0; i < shards; i++)); do
+  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$tests" --gtest_filter="$filter" > "$build/tsan_shard_$i.log" 2>&1 &
+  shard_of[$!]=$i
+done
+failed=0
+while ((${#shard_of[@]} > 0)); do
+  status=0
+  wait -n -p pid "${!shard_of[@]}" || status=$?
+  i=${shard_of[$pid]}
+  unset "shard_of[$pid]"
+  cat "$build/tsan_shard_$i.log"
+  if ((status != 0)); then
+    echo "tsan.sh: shard $i of $shards failed (exit $status; log: $build/tsan_shard_$i.log)" >&2
+    failed=1
+  fi
+done
+exit "$failed"
