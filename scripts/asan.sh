@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the whole test suite (library, CLI, tests) with AddressSanitizer and
-# UndefinedBehaviorSanitizer in a checked build (PROCGEN_CHECKED: PROCGEN_ASSERT
-# is on) and runs every test with CTest. CI runs it after scripts/test.sh
-# (.ci/run). Extra arguments go to ctest (e.g. -R MatchParens).
-# Build directory: build-asan, or PROCGEN_ASAN_BUILD=...
+# Builds the whole test suite (library, CLI, tests) with clang's
+# AddressSanitizer and UndefinedBehaviorSanitizer in a checked build
+# (PROCGEN_CHECKED: PROCGEN_ASSERT is on) and runs every test with CTest. CI
+# runs it after scripts/test.sh (.ci/run). Extra arguments go to ctest (e.g.
+# -R MatchParens).
+# Build directory: build-asan, or PROCGEN_ASAN_BUILD=...; scripts/fuzz.sh
+# builds its fuzzers in the same tree (scripts/asan-tree.sh says why and how).
 # Tests that would take minutes under ASan run a smaller size in sanitizer
 # builds (tests/common/sanitizer.hpp); none is skipped.
 # LeakSanitizer: tests/*/lsan.supp, when a leak inside a third-party library
@@ -13,19 +15,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/generator.sh
-build=${PROCGEN_ASAN_BUILD:-build-asan}
+source scripts/asan-tree.sh
+build=$asan_build
 jobs=$(nproc)
-# -g1: line tables only. Sanitizer reports keep file:line; full -g only makes the build slower.
-# PROCGEN_CTEST_BATCH=16: each CTest entry runs up to 16 tests of one suite in
-# one process (tests/CMakeLists.txt): an ASan process costs ~0.2 s of CPU to
-# start, and one per test was about a third of this stage's test CPU. The
-# entries are named after their suites (Suite or Suite#k): -R still selects.
-# PROCGEN_CTEST_BATCH=0 in the environment: one process per test, as before.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROCGEN_SANITIZE=address,undefined \
-  -DPROCGEN_CHECKED=ON -DPROCGEN_BUILD_BENCH=OFF -DPROCGEN_CTEST_BATCH="${PROCGEN_CTEST_BATCH:-16}" \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
+configure_asan_tree
 cmake --build "$build" -j"$jobs" --target procgen_tests procgen_cli
-suppressions="$PWD/$build/lsan.supp"
+suppressions="$(realpath -m "$build")/lsan.supp"
 cat /dev/null tests/*/lsan.supp > "$suppressions" 2>/dev/null || true
 # use_sigaltstack=0: PoCL's LLVM gives a thread that compiles a kernel its own
 # alternate signal stack (heap memory); when that thread ends — a studio

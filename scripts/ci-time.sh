@@ -37,11 +37,12 @@ if ((report_only == 0)); then
 fi
 
 # Stage wall times from .ci/run's own lines; build CPU from the compile log,
-# grouped by build directory (CMake's try-compiles included: they are CI's too).
+# grouped by build directory (CMake's try-compiles included: they are CI's too;
+# fuzz.sh's own compiles, in build-asan/tests/fuzz, are its row's).
 awk -F'\t' -v ci_log="$ci_log" -v prefix="$dir/src/" '
   BEGIN {
     split("test.sh asan.sh tsan.sh fuzz.sh", script, " ")
-    split("build build-asan build-tsan build-fuzz", build, " ")
+    split("build build-asan build-tsan fuzz", build, " ")
     while ((getline line < ci_log) > 0) {
       if (match(line, /== ci: scripts\/[a-z]+\.sh took [0-9]+ s/)) {
         split(substr(line, RSTART, RLENGTH), w, " ")
@@ -53,6 +54,7 @@ awk -F'\t' -v ci_log="$ci_log" -v prefix="$dir/src/" '
   {
     if (index($6, prefix) != 1) next
     b = substr($6, length(prefix) + 1); sub(/\/.*$/, "", b)
+    if (b == "build-asan" && index($6, "/tests/fuzz/") > 0) b = "fuzz"  # fuzz.sh builds in asan.sh tree
     cpu[b] += $3 + $4; n[b]++
     if (!(b in first) || $1 < first[b]) first[b] = $1
     if ($2 > last[b]) last[b] = $2
@@ -70,7 +72,7 @@ awk -F'\t' -v ci_log="$ci_log" -v prefix="$dir/src/" '
 
 echo
 echo "costliest compiles (CPU s, output):"
-for b in build build-asan build-tsan build-fuzz; do
+for b in build build-asan build-tsan; do
   awk -F'\t' -v b="$dir/src/$b/" -v src="$dir/src/" 'index($6, b) == 1 { printf "%8.1f  %s\n", $3 + $4, substr($6, length(src) + 1) }' "$tu_log" |
     sort -rn | head -8
 done

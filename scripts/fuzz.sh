@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the parser fuzzers with clang + ASan/UBSan and runs them.
+# Builds the parser fuzzers with clang + ASan/UBSan (in build-asan, beside
+# scripts/asan.sh's tests) and runs them.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]   (defaults 600, lsystem)
 # TARGET: one of the libFuzzer targets tests/fuzz/fuzz_TARGET.cpp, or all (every
 # tests/fuzz/fuzz_*.cpp, SECONDS apiece, PROCGEN_FUZZ_JOBS (default nproc) side by side;
@@ -16,13 +17,17 @@
 # for lsystem, examples/scenes/*.scene for lsystem_scene, Debian's test.flam3
 # for flame_genome), so new inputs found
 # by the run never touch the committed seed corpus. Crashes land in
-# $build/artifacts/.
+# build-asan/artifacts/.
 set -euo pipefail
 seconds=${1:-600}
 target=${2:-lsystem}
 cd "$(dirname "$0")/.."
 source scripts/generator.sh
-build=${PROCGEN_FUZZ_BUILD:-build-fuzz}  # another directory: PROCGEN_FUZZ_BUILD=...
+# The fuzzers are built in scripts/asan.sh's tree (build-asan, or
+# PROCGEN_ASAN_BUILD=...; scripts/asan-tree.sh): one clang ASan + UBSan build
+# of the library serves the tests and the fuzzers.
+source scripts/asan-tree.sh
+build=$asan_build
 targets=()
 for f in tests/fuzz/fuzz_*.cpp; do
   t=${f#tests/fuzz/fuzz_}
@@ -36,12 +41,7 @@ else
   echo "fuzz.sh: unknown target '$target' (one of: ${targets[*]} all)" >&2
   exit 1
 fi
-# -g1: line tables only. Sanitizer reports keep file:line; full -g only makes the build slower.
-# The studio's request fuzzer needs its server, not its page (npm ci + esbuild).
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPROCGEN_BUILD_FUZZ=ON -DPROCGEN_SANITIZE=address,undefined \
-  -DPROCGEN_BUILD_TESTS=OFF -DPROCGEN_BUILD_BENCH=OFF -DPROCGEN_STUDIO_PAGE=OFF \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
+configure_asan_tree
 cmake --build "$build" -j2 --target "${run[@]/#/fuzz_}"
 mkdir -p "$build/artifacts"
 # The targets run side by side, one per core (PROCGEN_FUZZ_JOBS, default nproc):

@@ -37,7 +37,7 @@ for pattern in "${patterns[@]}"; do
     exit 1
   fi
 done
-suppressions="$PWD/$build/tsan.supp"
+suppressions="$(realpath -m "$build")/tsan.supp"
 cat tests/*/tsan.supp > "$suppressions"
 # The tests run as PROCGEN_TSAN_SHARDS (default: the core count) gtest shards
 # side by side: most of them use one or two threads, so one process left a

@@ -136,7 +136,7 @@ struct PartRef {
 /// hold segments already allocated and touched (kept when they suffice).
 Geometry joinGeometry(distributed::RootGather& gather, std::span<const PartRef> order, Geometry room = {}) {
   using Offsets = std::array<uint64_t, kGeometryArrays>;
-  std::vector<std::vector<Offsets>> at(size_t(distributed::size()));  // per rank and part: where it goes
+  std::vector<std::vector<Offsets>> at(static_cast<size_t>(distributed::size()));  // per rank and part: where it goes
   Offsets total{};
   for (const PartRef& ref : order) {
     std::vector<Offsets>& parts = at[size_t(ref.rank)];
