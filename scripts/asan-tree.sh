@@ -2,14 +2,15 @@
 # tree both use (build-asan, or PROCGEN_ASAN_BUILD=...), so that CI compiles
 # the library with the sanitizers once, not twice.
 #   - clang (libFuzzer needs it): it also compiles this tree in about half of
-#     g++ 12's time
-#     (compile edges 2433 s with g++, 1330 s with clang, on the same guest);
+#     g++ 12's time (compile edges 2433 s with g++, 1330 s with clang, on the
+#     same guest);
 #   - a checked build (PROCGEN_CHECKED: PROCGEN_ASSERT is on): an assertion a
 #     fuzzer reaches is a bug it reports;
 #   - the libFuzzer targets (PROCGEN_BUILD_FUZZ): the library and the studio
 #     carry coverage instrumentation (-fsanitize=fuzzer-no-link), which made
-#     the ASan ctest ~15 % slower (400 s against 348) and saves the fuzz
-#     build's ~550 s of compiling;
+#     the ASan ctest ~15 % slower (400 s against 348, one pass each) and saves
+#     ~550 s of the fuzz build's 623 s of compile edges (its library and
+#     studio; the fuzz targets' own sources remain);
 #   - -g1: line tables only. Sanitizer reports keep file:line; full -g only
 #     makes the build slower;
 #   - PROCGEN_CTEST_BATCH=16: each CTest entry runs up to 16 tests of one

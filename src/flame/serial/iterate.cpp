@@ -34,8 +34,9 @@ FlameHistogram iterateSerial(const ChaosProgram& program, const FlameHistogramLa
   const uint64_t units = game.unitCount();
   // Progress about every 2^20 samples (a presorted unit): the studio's
   // cancellation waits for the next call, and a newer edit waits up to 1 s
-  // for the slot (src/studio/server.cpp); 2^22 samples of trig.flam3 took
-  // over a second in the clang ASan + coverage build.
+  // for the slot (src/studio/server.cpp). At 2^22, StudioFlameRender.
+  // BusySlotsGive429 (trig.flam3) got 429 twice in the clang ASan + coverage
+  // build; at 2^20 it passed.
   const uint64_t progress_every = std::max<uint64_t>(1, (uint64_t{1} << 20) / game.maxUnitSamples());
   for (uint64_t u = 0; u < units; ++u) {
     const UnitStats stats = game.runUnit(u, workspace, sink);
