@@ -159,10 +159,11 @@ export default {
           if (frame.header.final === false) previewShown = true;
           else if (previewShown && pane.lsystemPreviewOnly) return undefined;
           showError(null);
+          // Drawn before this returns (Viewer.setContent): the full frame's
+          // bytes (tens of MB) are taken in on the page's thread only after the
+          // preview's draw is submitted, so they do not hold up the first view.
           show(frame, requestedAt, performance.now());
-          // The full frame's bytes wait until the preview is drawn: taking
-          // them in (tens of MB) would hold up the first view on the page's thread.
-          return frame.header.final === false ? drawn() : undefined;
+          return undefined;
         });
       } catch (error) {
         if (!isSuperseded(error)) showError(error);
@@ -184,16 +185,16 @@ export default {
           positions: buffers.polygon_positions, indices: buffers.polygon_indices, colors: buffers.polygon_colors, bounds: header.bounds,
         }));
       }
-      pendingRender = { requestedAt, receivedAt, header };
       // Keep the camera through small edits; refit when the model's size changed a lot.
       const size = diagonal(header.bounds);
       const refit = fitNext || !(size > fittedSize / 3 && size < fittedSize * 3);
       if (refit) fittedSize = size;
-      viewer.setContent(objects, { fit: refit });
       fitNext = false;
       lastHeader = header;
       syncControls(header);
       showStats(header, receivedAt - requestedAt, null);
+      pendingRender = { requestedAt, receivedAt, header };
+      viewer.setContent(objects, { fit: refit });  // draws it, then onRendered below
     }
 
     const rgb = ([r, g, b]) => (r << 16) | (g << 8) | b;
@@ -201,20 +202,8 @@ export default {
     let fittedSize = 0;
 
     let pendingRender = null;
-    let drawnWaiters = [];
-    /**
-     * Resolves once the content shown last is drawn, or after 100 ms (a
-     * hidden page draws nothing: the stream must not wait for it).
-     */
-    const drawn = () => new Promise((resolve) => {
-      drawnWaiters.push(resolve);
-      setTimeout(resolve, 100);
-    });
     viewer.onRendered = (version) => {
       const renderedAt = performance.now();
-      const waiters = drawnWaiters;
-      drawnWaiters = [];
-      waiters.forEach((resolve) => resolve());
       if (!pendingRender) return;
       const { requestedAt, receivedAt, header } = pendingRender;
       pendingRender = null;
