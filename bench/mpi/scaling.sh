@@ -67,7 +67,8 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Medians per (case, R): wall, and the first own time (iter_ms, gen_ms or the
 # scene's first *_ms) and total_ms when present; speed-ups against R=1 (mpirun).
 echo
-echo "medians over $REPEATS repeat(s); speed-up = R=1 (mpirun -n 1) / R"
+echo "medians over $REPEATS repeat(s); speed-up = R=1 (mpirun -n 1) / R, of the medians and"
+echo "(own time) the median of the repeats' own ratios"
 awk '
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
@@ -79,7 +80,8 @@ awk '
     if (!(key in wall)) { order[++count] = key }
     wall[key] = wall[key] " " $3
     cpu[key] = cpu[key] " " $4
-    if (NF >= 6) { ownname[$1] = $5; own[key] = own[key] " " $6 }
+    rep = ++seen[key]  # the repeat this row belongs to (rows come repeat after repeat)
+    if (NF >= 6) { ownname[$1] = $5; own[key] = own[key] " " $6; ownat[key, rep] = $6 }
     for (i = 5; i < NF; i += 2) if ($i == "total_ms") total[key] = total[key] " " $(i + 1)
   }
   END {
@@ -90,7 +92,14 @@ awk '
       line = sprintf("%-13s R=%-5s wall %6.2f s (x%.2f)  cpu %6.2f s", p[1], p[2], w, bw / w, median(cpu[order[k]]))
       if (own[order[k]] != "") {
         o = median(own[order[k]]); bo = median(own[base])
-        line = line sprintf("  %s %8.1f (x%.2f)", ownname[p[1]], o, o > 0 ? bo / o : 0)
+        line = line sprintf("  %s %8.1f (x%.2f", ownname[p[1]], o, o > 0 ? bo / o : 0)
+        # The same ratio per repeat (R=1 and R ran side by side), then its median:
+        # a slow outlier in either column moves one ratio, not the whole column.
+        ratios = ""
+        for (r = 1; r <= seen[order[k]]; r++)
+          if (ownat[order[k], r] > 0 && ownat[base, r] > 0) ratios = ratios " " ownat[base, r] / ownat[order[k], r]
+        if (ratios != "") line = line sprintf(", per repeat x%.2f", median(ratios))
+        line = line ")"
       }
       if (total[order[k]] != "") {
         t = median(total[order[k]]); bt = median(total[base])
