@@ -82,7 +82,7 @@ bool simpleBatch(const PgFlameXform& xf, float linear_weight, float spherical_we
     }
     x[j] = sx;
     y[j] = sy;
-    bad |= !((std::fabs(sx) <= PG_FLAME_BAD_VALUE_LIMIT) & (std::fabs(sy) <= PG_FLAME_BAD_VALUE_LIMIT));
+    bad |= !(int(std::fabs(sx) <= PG_FLAME_BAD_VALUE_LIMIT) & int(std::fabs(sy) <= PG_FLAME_BAD_VALUE_LIMIT));
   }
   return bad != 0;
 }
@@ -507,7 +507,7 @@ bool ChaosGame::termMajorBatch(const PgFlameXform& xf, float* x, float* y, float
     }
     x[j] = px;
     y[j] = py;
-    bad |= !((std::fabs(px) <= PG_FLAME_BAD_VALUE_LIMIT) & (std::fabs(py) <= PG_FLAME_BAD_VALUE_LIMIT));
+    bad |= !(int(std::fabs(px) <= PG_FLAME_BAD_VALUE_LIMIT) & int(std::fabs(py) <= PG_FLAME_BAD_VALUE_LIMIT));
   }
   return bad != 0;
 }
