@@ -35,8 +35,10 @@ std::shared_ptr<CpuExecutor::Pool> poolFor(int threads) {
 }
 }  // namespace
 
+int CpuExecutor::resolveThreads(int threads) { return threads > 0 ? threads : tbb::info::default_concurrency(); }
+
 CpuExecutor::CpuExecutor(int threads)
-    : threads_(threads > 0 ? threads : tbb::info::default_concurrency()),
+    : threads_(resolveThreads(threads)),
       pool_(poolFor(threads_)),
       arena_(pool_->arena) {}
 

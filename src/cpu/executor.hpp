@@ -40,6 +40,9 @@ class CpuExecutor {
   /// honoured (oversubscription), so parity tests see the partitions they ask for.
   explicit CpuExecutor(int threads);
 
+  /// The thread count CpuExecutor(threads) runs with, without making its arena.
+  static int resolveThreads(int threads);
+
   int threads() const { return threads_; }
 
   /// Chunks for a stage over n elements: `default_size` elements each

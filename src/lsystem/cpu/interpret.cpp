@@ -351,11 +351,11 @@ class CpuInterpreter {
       const EmitCursor& at = blocks_[first_block[c]].start;
       BranchStack stack;
       if (c == 0) {  // the real state: drawn as the serial interpreter draws, tested as it writes
-        LinearSink<true> sink{{slots_, at}, &stack};
+        StackSlotSink<true> sink{{slots_, at}, &stack};
         walkRun(s, begin, end, acts_, view_, t, sink);
         reportSegments(sink.non_finite);
       } else {  // chunk-local coordinates: tested once mapped
-        LinearSink<false> sink{{slots_, at}, &stack};
+        StackSlotSink<false> sink{{slots_, at}, &stack};
         walkLocalChunk(s, begin, end, t, sink, L);
       }
       L.end = t;
@@ -395,14 +395,14 @@ class CpuInterpreter {
     });
   }
 
-  /// walkRun's sink on this path: a slot sink (testing segments as it writes
-  /// them in world coordinates, with kTestFinite) and a branch stack. No
-  /// bracket reaches it (interpretLinear is taken only without them), but as
-  /// the serial walk's twin it handles them alike: with '[' and ']' as no-ops
-  /// GCC lowered the turtle's switch to chains of bit tests instead of one
-  /// jump table, 10 % more instructions in the walk.
+  /// walkRun's sink on both paths: a slot sink (testing segments as it
+  /// writes them in world coordinates, with kTestFinite) and a branch stack.
+  /// On the linear path no bracket reaches it (interpretLinear is taken only
+  /// without them), but as the serial walk's twin it handles them alike: with
+  /// '[' and ']' as no-ops GCC lowered the turtle's switch to chains of bit
+  /// tests instead of one jump table, 10 % more instructions in the walk.
   template <bool kTestFinite>
-  struct LinearSink : BasicSlotSink<kTestFinite> {
+  struct StackSlotSink : BasicSlotSink<kTestFinite> {
     BranchStack* stack;
     void push(PgTurtle& t) { stack->push(t); }
     void pop(PgTurtle& t) { stack->pop(t); }
@@ -415,7 +415,7 @@ class CpuInterpreter {
   /// state (turtle.h). The walk is split at those two modules, found by
   /// memchr, so its loop carries no test for them. (Chunk 0 needs no notes:
   /// it starts from the real state and is never mapped.)
-  void walkLocalChunk(const PgStringView& s, uint64_t begin, uint64_t end, PgTurtle& t, LinearSink<false>& sink,
+  void walkLocalChunk(const PgStringView& s, uint64_t begin, uint64_t end, PgTurtle& t, StackSlotSink<false>& sink,
                       LocalTransform& L) const {
     const uint64_t width_at = firstWithParameter(s, begin, end, '!');
     const uint64_t color_at = firstWithParameter(s, begin, end, '\'');
@@ -518,38 +518,43 @@ class CpuInterpreter {
   }
 
   /// One work item: modules [begin, end) from `state` with output cursor
-  /// `cur`, asking keep_going between runs of kKeepGoingModules.
+  /// `cur`. The modules between the long branches that open in it are walked
+  /// by walkRun, the serial interpreter's flattened walk, in runs of
+  /// kKeepGoingModules with keep_going asked between them (as a loop around
+  /// applyModule here the turtle lived in memory: cpu x1 took 1.5x the serial
+  /// time on bracketed strings, docs/performance.md 2026-12-04). At a long
+  /// branch's '[' the branch is spawned as its own item and the walk goes on
+  /// after its ']' with the state it had at '[' (the pop would restore it).
   void walkItem(const PgStringView& s, uint64_t item, WorkQueue* queue) {
-    PgTurtle state = items_[item].state;
-    const uint64_t begin = items_[item].begin, end = items_[item].end;
-    SlotSink sink(slots_, items_[item].cursor);
+    const WorkItem& w = items_[item];
+    PgTurtle state = w.state;
+    const uint64_t end = w.end;
     BranchStack stack;
-    auto next_long = std::lower_bound(long_branches_.begin(), long_branches_.end(), begin,
-                                      [](const LongBranch& b, uint64_t pos) { return b.open < pos; });
-    for (uint64_t i = begin; i < end;) {
-      if (i != begin && cancel_.stopped()) return;
-      for (const uint64_t run_end = std::min(end, i + kKeepGoingModules); i < run_end; ++i) {
-        const uint8_t x = s.symbols[i];
-        if (!acts_[x]) continue;
-        if (x == '[' && queue) {
-          while (next_long != long_branches_.end() && next_long->open < i) ++next_long;
-          if (next_long != long_branches_.end() && next_long->open == i) {
-            WorkItem& branch = items_[static_cast<size_t>(next_long - long_branches_.begin()) + 1];
-            branch = {state, i + 1, next_long->close, sink.cursor(slots_)};
-            branch.state.depth += 1;
-            queue->spawn(static_cast<uint64_t>(&branch - items_.data()));
-            // After the ']' the state is the one at '[' (the pop restores it).
-            i = next_long->close;
-            sink.moveTo(slots_, cursorAt(i + 1));
-            continue;
-          }
-        }
-        const int32_t np = pgParamCount(&s, i);
-        const float* params = np ? s.params + s.param_offsets[i] : nullptr;
-        const int a = applyModule(state, view_, x, params, np, sink);
-        if (a == PG_TURTLE_PUSH) stack.push(state);
-        else if (a == PG_TURTLE_POP) stack.pop(state);
+    StackSlotSink<true> sink{{slots_, w.cursor}, &stack};
+    // A long branch opening inside this item is never inside one of its short
+    // branches (the enclosing pair would be longer), so its '[' is met at the
+    // item's top level; those nested in a branch spawned here are skipped
+    // (that branch's item spawns them).
+    auto next_long = queue ? std::lower_bound(long_branches_.begin(), long_branches_.end(), w.begin,
+                                              [](const LongBranch& b, uint64_t pos) { return b.open < pos; })
+                           : long_branches_.end();
+    for (uint64_t i = w.begin; i < end;) {
+      while (next_long != long_branches_.end() && next_long->open < i) ++next_long;
+      const bool spawn = next_long != long_branches_.end() && next_long->open < end;
+      const uint64_t stop = spawn ? next_long->open : end;
+      while (i < stop) {
+        if (i != w.begin && cancel_.stopped()) return;
+        const uint64_t run_end = std::min(stop, i + kKeepGoingModules);
+        walkRun(s, i, run_end, acts_, view_, state, sink);
+        i = run_end;
       }
+      if (!spawn) break;
+      WorkItem& branch = items_[static_cast<size_t>(next_long - long_branches_.begin()) + 1];
+      branch = {state, stop + 1, next_long->close, sink.cursor(slots_)};
+      branch.state.depth += 1;
+      queue->spawn(static_cast<uint64_t>(&branch - items_.data()));
+      i = next_long->close + 1;
+      sink.moveTo(slots_, cursorAt(i));
     }
     reportSegments(sink.non_finite);
   }
@@ -617,12 +622,16 @@ class CpuInterpreter {
 /// and waking a sleeping worker (50-80 us on the KVM guests measured) cost
 /// more than a second thread saves — plant-context, 19 k modules, took
 /// 0.057 ms serial, 0.088 on cpu x1 and 0.114 on cpu x2 (docs/performance.md,
-/// 2026-12-02). Tests that force tiny chunks still take the parallel path.
+/// 2026-12-02). One thread has no work to share, so it walks serially too:
+/// the count pass (and, under a homomorphism, the expanded copy) only cost it
+/// time (plant-stochastic: 17.9 ms on cpu x1 against 16.7 serial, 2026-12-04).
+/// Tests that force tiny chunks still take the parallel path.
 constexpr uint64_t kParallelMinModules = uint64_t{1} << 15;
 
 bool interpretCpu(const LSystemData& data, const ModuleString& string, const InterpretOptions& options,
                   uint64_t seed, Geometry& out) {
-  if (string.size() < kParallelMinModules && homomorphismDepth(data) == 0 && cpuChunkOverride() == 0)
+  const bool small = string.size() < kParallelMinModules && homomorphismDepth(data) == 0;
+  if ((small || CpuExecutor::resolveThreads(options.execution.threads) == 1) && cpuChunkOverride() == 0)
     return interpretSerial(data, string, options, seed, out);
   CpuInterpreter interpreter(data, options, seed, options.execution.threads);
   interpreter.run(string, out);
