@@ -4,6 +4,7 @@
 #include <tbb/info.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -48,13 +49,17 @@ std::function<void()> prepareCpuBackend(int threads) {
     // Every worker enters the arena once: oneTBB loads its allocator and
     // runtime libraries, creates the threads and they join — the fixed costs
     // a fresh process would otherwise pay inside its first stage.
-    std::atomic<int> arrived{0};
+    // Each waits (at most 20 ms) until all have arrived, so that every worker
+    // really starts instead of one thread running two bodies. Asleep, not
+    // spinning: on two vCPUs a spinning body took the core the main thread
+    // or the worker being created needed.
+    std::mutex mutex;
+    std::condition_variable all_in;
+    int arrived = 0;
     exec.forEachWorker([&](int) {
-      arrived.fetch_add(1);
-      // Wait (at most 20 ms) until all have arrived, so that every worker
-      // really starts instead of one thread running two bodies.
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
-      while (arrived.load() < threads && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+      std::unique_lock<std::mutex> lock(mutex);
+      if (++arrived == threads) all_in.notify_all();
+      all_in.wait_for(lock, std::chrono::milliseconds(20), [&] { return arrived >= threads; });
     });
   };
 }

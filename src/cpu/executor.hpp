@@ -45,6 +45,12 @@ class CpuExecutor {
 
   int threads() const { return threads_; }
 
+  /// Whether this arena's workers have run once in this process (a parallel
+  /// region finished, or the CLI's prepareBackend warm-up did). Until then a
+  /// parallel region waits for oneTBB to start: ~1 ms on the 2-vCPU guests
+  /// measured, more than a short stage takes alone.
+  bool warm() const { return pool_->warm.load(std::memory_order_relaxed); }
+
   /// Chunks for a stage over n elements: `default_size` elements each
   /// (balanced by input size), at least enough chunks for every thread to
   /// steal from, unless the test override is set.
@@ -72,6 +78,7 @@ class CpuExecutor {
                         tbb::simple_partitioner());
     });
     sync.join();
+    pool_->warm.store(true, std::memory_order_relaxed);
   }
 
   /// Runs worker(w) once on each of threads() workers w = 0 .. threads()-1 at
@@ -93,6 +100,7 @@ class CpuExecutor {
       }, tbb::simple_partitioner());
     });
     sync.join();
+    pool_->warm.store(true, std::memory_order_relaxed);
   }
 
   /// Runs f() inside the arena (for task_group / parallel_for_each users).
@@ -106,6 +114,7 @@ class CpuExecutor {
   struct Pool {
     std::optional<tbb::global_control> oversubscribe;
     tbb::task_arena arena;
+    std::atomic<bool> warm{false};  ///< see warm()
     explicit Pool(int threads);
   };
 

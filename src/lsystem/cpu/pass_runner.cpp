@@ -33,6 +33,8 @@ constexpr uint64_t kRewriteChunk = uint64_t{1} << 15;
 
 /// Output modules below which a D0L step runs on one thread (see countRewriteD0L).
 constexpr uint64_t kParallelD0LOutput = uint64_t{1} << 19;  // 524,288
+/// The same while the arena's workers have not run yet (a fresh process).
+constexpr uint64_t kColdParallelD0LOutput = uint64_t{1} << 23;  // 8,388,608
 
 /// A cut removes [begin, end): from the '%' to the ']' closing its branch.
 struct CutRange {
@@ -98,7 +100,13 @@ class CpuPassRunner final : public HostPassRunner {
     // 0.08 ms on two threads; Hilbert n=6 (1.1 M) 0.14 ms alone, 0.11 ms on
     // two when the worker was awake and 0.14 ms when it slept (it then did
     // not arrive before the end).
-    const bool small = expected_output < kParallelD0LOutput && cpuChunkOverride() == 0;
+    // In a fresh process the first parallel region also waits for oneTBB to
+    // start its workers (~1 ms here), while one thread writes a D0L step of
+    // 8 M modules, row copies, in about as long: plant-2d n=7 (5.7 M) and
+    // Hilbert n=6 (1.1 M) derived in 1.30 and 1.53 ms cold on two threads
+    // against 0.52 and 0.30 ms alone (bench lsystem --cold-runs 5, 2026-12-04).
+    const uint64_t limit = exec_.warm() ? kParallelD0LOutput : kColdParallelD0LOutput;
+    const bool small = expected_output < limit && cpuChunkOverride() == 0;
     if (plan_.count <= 1 || exec_.threads() == 1 || small) return rewriteChunkD0L(t, symbols, 0, n, out) - out;
     // Chunks are taken in order (a ticket, whatever order the scheduler runs
     // the bodies in); each counts its output, waits for the inclusive prefix
