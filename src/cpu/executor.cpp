@@ -43,8 +43,71 @@ CpuExecutor::CpuExecutor(int threads)
       pool_(poolFor(threads_)),
       arena_(pool_->arena) {}
 
+void CpuExecutor::SharedChunks::take() {
+  active.fetch_add(1, std::memory_order_acq_rel);
+  const uint64_t n = count.load(std::memory_order_acquire);  // with it, what the caller wrote before
+  const std::function<void(uint64_t)>* run = body.load(std::memory_order_relaxed);
+  for (uint64_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+    try {
+      (*run)(c);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!failure) failure = std::current_exception();
+      next.store(n, std::memory_order_relaxed);  // hand out no more chunks
+    }
+  }
+  active.fetch_sub(1, std::memory_order_release);
+}
+
+bool CpuExecutor::runWhileStarting(uint64_t count, const std::function<void(uint64_t)>& body) {
+  auto shared = std::make_shared<SharedChunks>();
+  shared->body.store(&body, std::memory_order_relaxed);
+  shared->count.store(count, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    if (pool_->state.load(std::memory_order_relaxed) != kPreparing) return false;
+    pool_->pending.push_back(shared);
+  }
+  shared->take();
+  // Every chunk is taken; wait for those a helper is still running. A helper
+  // entering take() from now on finds none left.
+  for (int spin = 0; shared->active.load(std::memory_order_acquire) > 0; ++spin)
+    if (spin > 64) std::this_thread::yield();
+  if (shared->failure) std::rethrow_exception(shared->failure);
+  return true;
+}
+
+void CpuExecutor::beginPreparation() {
+  std::lock_guard<std::mutex> lock(pool_->mutex);
+  int cold = kCold;
+  pool_->state.compare_exchange_strong(cold, kPreparing);
+}
+
+void CpuExecutor::finishPreparation() {
+  std::vector<std::shared_ptr<SharedChunks>> regions;
+  {
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    pool_->state.store(kWarm, std::memory_order_release);
+    regions.swap(pool_->pending);
+  }
+  // The hand-over through the uninstrumented oneTBB queue, stated for TSan
+  // (the helper reads its capture before anything else could order it).
+  static TsanForkJoin handoff;
+  for (const std::shared_ptr<SharedChunks>& r : regions) {
+    if (r->next.load(std::memory_order_relaxed) >= r->count.load(std::memory_order_relaxed)) continue;  // done
+    for (int w = 1; w < threads_; ++w) {
+      handoff.fork();
+      arena_.enqueue([r] {
+        handoff.enter();
+        r->take();
+      });
+    }
+  }
+}
+
 std::function<void()> prepareCpuBackend(int threads) {
   CpuExecutor exec(threads);  // the arena registry exists before the background half runs
+  exec.beginPreparation();
   return [exec, threads]() mutable {
     // Every worker enters the arena once: oneTBB loads its allocator and
     // runtime libraries, creates the threads and they join — the fixed costs
@@ -61,6 +124,7 @@ std::function<void()> prepareCpuBackend(int threads) {
       if (++arrived == threads) all_in.notify_all();
       all_in.wait_for(lock, std::chrono::milliseconds(20), [&] { return arrived >= threads; });
     });
+    exec.finishPreparation();
   };
 }
 

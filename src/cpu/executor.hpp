@@ -18,9 +18,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "common/chunk_plan.hpp"
 #include "cpu/tsan_fork_join.hpp"
@@ -49,7 +52,15 @@ class CpuExecutor {
   /// region finished, or the CLI's prepareBackend warm-up did). Until then a
   /// parallel region waits for oneTBB to start: ~1 ms on the 2-vCPU guests
   /// measured, more than a short stage takes alone.
-  bool warm() const { return pool_->warm.load(std::memory_order_relaxed); }
+  bool warm() const { return pool_->state.load(std::memory_order_relaxed) == kWarm; }
+
+  /// Called by prepareBackend's warm-up: from now until finishPreparation()
+  /// a parallel region does not wait for the workers to start
+  /// (runWhileStarting).
+  void beginPreparation();
+  /// The warm-up is done: the arena is warm, and the regions that started
+  /// meanwhile get their helpers.
+  void finishPreparation();
 
   /// Chunks for a stage over n elements: `default_size` elements each
   /// (balanced by input size), at least enough chunks for every thread to
@@ -65,6 +76,9 @@ class CpuExecutor {
       for (uint64_t c = 0; c < plan.count; ++c) body(c);
       return;
     }
+    if (pool_->state.load(std::memory_order_acquire) == kPreparing &&
+        runWhileStarting(plan.count, [&](uint64_t c) { body(c); }))
+      return;
     // The system oneTBB is not instrumented: tell TSan about its fork and join.
     TsanForkJoin sync;
     sync.fork();
@@ -78,7 +92,7 @@ class CpuExecutor {
                         tbb::simple_partitioner());
     });
     sync.join();
-    pool_->warm.store(true, std::memory_order_relaxed);
+    pool_->state.store(kWarm, std::memory_order_relaxed);
   }
 
   /// Runs worker(w) once on each of threads() workers w = 0 .. threads()-1 at
@@ -100,7 +114,7 @@ class CpuExecutor {
       }, tbb::simple_partitioner());
     });
     sync.join();
-    pool_->warm.store(true, std::memory_order_relaxed);
+    pool_->state.store(kWarm, std::memory_order_relaxed);
   }
 
   /// Runs f() inside the arena (for task_group / parallel_for_each users).
@@ -109,20 +123,51 @@ class CpuExecutor {
     arena_.execute(std::forward<F>(f));
   }
 
+  /// The chunks of one region that the calling thread shares with workers
+  /// joining late (runWhileStarting). Shared-owned: a helper that starts
+  /// after the region ended finds no chunk left and touches nothing else.
+  struct SharedChunks {
+    std::atomic<uint64_t> next{0};    ///< the next chunk to take
+    std::atomic<uint64_t> count{0};   ///< chunks in the region (published last)
+    std::atomic<int> active{0};       ///< threads inside take()
+    std::atomic<const std::function<void(uint64_t)>*> body{nullptr};
+    std::mutex mutex;
+    std::exception_ptr failure;  ///< the first exception a chunk threw
+    /// Runs chunks until none is left (after a failure, none is).
+    void take();
+  };
+
+  enum State : int { kCold, kPreparing, kWarm };
+
   /// One arena per thread count for the whole process: creating an arena per
   /// call costs more than a small derivation step.
   struct Pool {
     std::optional<tbb::global_control> oversubscribe;
     tbb::task_arena arena;
-    std::atomic<bool> warm{false};  ///< see warm()
+    std::atomic<int> state{kCold};  ///< see warm() and beginPreparation()
+    std::mutex mutex;               ///< guards `pending` and the change from kPreparing
+    std::vector<std::shared_ptr<SharedChunks>> pending;  ///< regions waiting for helpers
     explicit Pool(int threads);
   };
 
  private:
+  /// While the warm-up is starting oneTBB (~1 ms in a fresh process, during
+  /// which entering the arena blocks), the calling thread runs the region's
+  /// chunks itself, taking them from a shared counter, and the workers take
+  /// them too as soon as finishPreparation() hands them the region. Returns
+  /// false, having run nothing, when the arena became warm meanwhile.
+  bool runWhileStarting(uint64_t count, const std::function<void(uint64_t)>& body);
+
   int threads_;
   std::shared_ptr<Pool> pool_;
   tbb::task_arena& arena_;
 };
+
+/// prepareBackend's cpu half (src/common/backend.cpp): marks the arena of
+/// `threads` as preparing and returns the warm-up, which the caller runs on a
+/// thread of its own; every worker enters the arena once, then
+/// finishPreparation() hands the regions started meanwhile to the workers.
+std::function<void()> prepareCpuBackend(int threads);
 
 /// A work queue on a tbb::task_group (paper §5.2.2): items are indices into
 /// storage the caller fills *before* spawn(), so the hand-over is ordered for
