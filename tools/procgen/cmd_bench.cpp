@@ -25,7 +25,6 @@
 // (steady and cold) and the end-to-end wall time of `procgen flam3-render`
 // beside Debian's flam3-render on the same genomes, quality and threads.
 #include <malloc.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
@@ -238,56 +237,9 @@ std::string shellQuote(const std::string& s) {
   return q + "'";
 }
 
-/// Whether this machine is a virtual machine whose balloon device reports
-/// free pages to its host (virtio device 5, feature bit 5,
-/// VIRTIO_BALLOON_F_REPORTING): the guest kernel hands pages that stayed free
-/// for ~2 s back to the host, and the first touch of such a page makes the
-/// host fault in and zero it again.
-bool hostReclaimsFreePages() {
-  std::error_code ec;
-  for (const fs::directory_entry& d : fs::directory_iterator("/sys/bus/virtio/devices", ec)) {
-    std::ifstream device(d.path() / "device"), features(d.path() / "features");
-    std::string id, bits;
-    if (device >> id && features >> bits && id == "0x0005" && bits.size() > 5 && bits[5] == '1') return true;
-  }
-  return false;
-}
-
-/// MB of memory written and freed before every fresh process of a cold or
-/// floor column (--warm-host-memory; -1: 512 when hostReclaimsFreePages()).
-int64_t warm_host_mb = -1;
-
-int64_t warmHostMb() {
-  static const bool reclaims = hostReclaimsFreePages();
-  return warm_host_mb >= 0 ? warm_host_mb : reclaims ? 512 : 0;
-}
-
-/// On such a VM a fresh process that faults in memory the host has taken
-/// back pays the host's faults too, and how much of it was taken back
-/// depends on how long it sat free — on what ran seconds before, not on the
-/// process: plant-2d's serial interpretation took 224-261 ms in fresh
-/// processes started 3 s apart and 20-34 ms right after another process had
-/// written and freed 400 MB (2026-12-04, docs/performance.md). So before each
-/// child the bench writes and frees warmHostMb() MB with huge pages: the
-/// child's first touches then find pages the host still backs, as on a
-/// machine without free page reporting, and cold and floor columns are
-/// measured alike.
-void warmHostMemory() {
-  const int64_t mb = warmHostMb();
-  if (mb <= 0) return;
-  const size_t bytes = static_cast<size_t>(mb) << 20;
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return;
-  madvise(p, bytes, MADV_HUGEPAGE);
-  auto* bytes_p = static_cast<volatile unsigned char*>(p);
-  for (size_t i = 0; i < bytes; i += 4096) bytes_p[i] = 1;
-  munmap(p, bytes);
-}
-
 /// Runs this executable with `args` in a fresh process; its stdout, or
 /// nothing when it could not run or failed.
 std::optional<std::string> runSelf(const std::string& args) {
-  warmHostMemory();
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return std::nullopt;
@@ -1484,11 +1436,6 @@ void setupBench(CLI::App& app) {
                 "(default: memory is reused between runs, the steady state of repeated generation)");
     addInteger(*c, "--cold-runs", a.cold_runs, "Fresh processes per cold and floor cell (0: steady state only)", 0)
         ->capture_default_str();
-    addInteger(*c, "--warm-host-memory", warm_host_mb,
-               "MB to write and free before every fresh process, so that on a VM whose balloon reports free "
-               "pages to the host the process does not pay the host's faults (default: 512 on such a VM, else "
-               "0; 0: off)",
-               0, 1 << 16);
   };
   common(cmd, *args);
   cmd->callback([args] { runBenchLsystem(*args); });
