@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/generator.sh
-filter=${1:-'ExecutorStart*:MatchParens*:TreeBBox*:BranchBounds*:BracketPartners*:CpuStages*:SceneTest*:Backends/Parity.*/cpu*:Backends/Primitives.*/cpu*:Backends/FlameIterateCpu.*:FlameToneMapCpu*'}
+filter=${1:-'MatchParens*:TreeBBox*:BranchBounds*:BracketPartners*:CpuStages*:SceneTest*:Backends/Parity.*/cpu*:Backends/Primitives.*/cpu*:Backends/FlameIterateCpu.*:FlameToneMapCpu*'}
 build=${PROCGEN_TSAN_BUILD:-build-tsan}
 # -g1: line tables only. Sanitizer reports keep file:line; full -g only makes the build slower.
 # procgen_tsan_tests: the suites of the filter above in a binary of their own

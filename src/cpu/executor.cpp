@@ -43,6 +43,34 @@ CpuExecutor::CpuExecutor(int threads)
       pool_(poolFor(threads_)),
       arena_(pool_->arena) {}
 
+namespace {
+/// Regions handed to late workers by finishPreparation(), one entry per
+/// helper task enqueued. The helpers capture nothing and take their region
+/// here under a mutex: a capture would be written into oneTBB's task storage,
+/// which ThreadSanitizer cannot order against the worker reading it (the
+/// system oneTBB is not instrumented); the mutex it can.
+struct Handoff {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<CpuExecutor::SharedChunks>> regions;
+};
+
+Handoff& handoff() {
+  static Handoff* h = new Handoff;  // never destroyed: a helper may run during exit
+  return *h;
+}
+
+void helpOneRegion() {
+  std::shared_ptr<CpuExecutor::SharedChunks> region;
+  {
+    std::lock_guard<std::mutex> lock(handoff().mutex);
+    if (handoff().regions.empty()) return;
+    region = std::move(handoff().regions.back());
+    handoff().regions.pop_back();
+  }
+  region->take();
+}
+}  // namespace
+
 void CpuExecutor::SharedChunks::take() {
   active.fetch_add(1, std::memory_order_acq_rel);
   const uint64_t n = count.load(std::memory_order_acquire);  // with it, what the caller wrote before
@@ -90,17 +118,14 @@ void CpuExecutor::finishPreparation() {
     pool_->state.store(kWarm, std::memory_order_release);
     regions.swap(pool_->pending);
   }
-  // The hand-over through the uninstrumented oneTBB queue, stated for TSan
-  // (the helper reads its capture before anything else could order it).
-  static TsanForkJoin handoff;
   for (const std::shared_ptr<SharedChunks>& r : regions) {
     if (r->next.load(std::memory_order_relaxed) >= r->count.load(std::memory_order_relaxed)) continue;  // done
     for (int w = 1; w < threads_; ++w) {
-      handoff.fork();
-      arena_.enqueue([r] {
-        handoff.enter();
-        r->take();
-      });
+      {
+        std::lock_guard<std::mutex> lock(handoff().mutex);
+        handoff().regions.push_back(r);
+      }
+      arena_.enqueue([] { helpOneRegion(); });
     }
   }
 }
