@@ -73,11 +73,10 @@ void helpOneRegion() {
 
 void CpuExecutor::SharedChunks::take() {
   active.fetch_add(1, std::memory_order_acq_rel);
-  const uint64_t n = count.load(std::memory_order_acquire);  // with it, what the caller wrote before
-  const std::function<void(uint64_t)>* run = body.load(std::memory_order_relaxed);
+  const uint64_t n = count;
   for (uint64_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
     try {
-      (*run)(c);
+      (*body)(c);
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex);
       if (!failure) failure = std::current_exception();
@@ -88,9 +87,7 @@ void CpuExecutor::SharedChunks::take() {
 }
 
 bool CpuExecutor::runWhileStarting(uint64_t count, const std::function<void(uint64_t)>& body) {
-  auto shared = std::make_shared<SharedChunks>();
-  shared->body.store(&body, std::memory_order_relaxed);
-  shared->count.store(count, std::memory_order_release);
+  auto shared = std::make_shared<SharedChunks>(count, body);
   {
     std::lock_guard<std::mutex> lock(pool_->mutex);
     if (pool_->state.load(std::memory_order_relaxed) != kPreparing) return false;
@@ -119,7 +116,7 @@ void CpuExecutor::finishPreparation() {
     regions.swap(pool_->pending);
   }
   for (const std::shared_ptr<SharedChunks>& r : regions) {
-    if (r->next.load(std::memory_order_relaxed) >= r->count.load(std::memory_order_relaxed)) continue;  // done
+    if (r->next.load(std::memory_order_relaxed) >= r->count) continue;  // done
     for (int w = 1; w < threads_; ++w) {
       {
         std::lock_guard<std::mutex> lock(handoff().mutex);

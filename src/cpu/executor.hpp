@@ -49,9 +49,11 @@ class CpuExecutor {
   int threads() const { return threads_; }
 
   /// Whether this arena's workers have run once in this process (a parallel
-  /// region finished, or the CLI's prepareBackend warm-up did). Until then a
-  /// parallel region waits for oneTBB to start: ~1 ms on the 2-vCPU guests
-  /// measured, more than a short stage takes alone.
+  /// region finished, or the CLI's prepareBackend warm-up did). Until then
+  /// the workers are not there yet: a region waits ~1 ms for oneTBB to start
+  /// them (2-vCPU guests measured), or, while the warm-up is under way, runs
+  /// on the caller until they join (runWhileStarting) — either way more than
+  /// a short stage takes alone.
   bool warm() const { return pool_->state.load(std::memory_order_relaxed) == kWarm; }
 
   /// Called by prepareBackend's warm-up: from now until finishPreparation()
@@ -92,7 +94,7 @@ class CpuExecutor {
                         tbb::simple_partitioner());
     });
     sync.join();
-    pool_->state.store(kWarm, std::memory_order_relaxed);
+    markWarm();
   }
 
   /// Runs worker(w) once on each of threads() workers w = 0 .. threads()-1 at
@@ -114,7 +116,7 @@ class CpuExecutor {
       }, tbb::simple_partitioner());
     });
     sync.join();
-    pool_->state.store(kWarm, std::memory_order_relaxed);
+    markWarm();
   }
 
   /// Runs f() inside the arena (for task_group / parallel_for_each users).
@@ -126,11 +128,15 @@ class CpuExecutor {
   /// The chunks of one region that the calling thread shares with workers
   /// joining late (runWhileStarting). Shared-owned: a helper that starts
   /// after the region ended finds no chunk left and touches nothing else.
+  /// `count` and `body` are set before the region is published; a helper
+  /// receives it through two mutexes (the pool's pending list, then the
+  /// hand-off list), which order those writes and the caller's data before it.
   struct SharedChunks {
-    std::atomic<uint64_t> next{0};    ///< the next chunk to take
-    std::atomic<uint64_t> count{0};   ///< chunks in the region (published last)
-    std::atomic<int> active{0};       ///< threads inside take()
-    std::atomic<const std::function<void(uint64_t)>*> body{nullptr};
+    SharedChunks(uint64_t n, const std::function<void(uint64_t)>& f) : count(n), body(&f) {}
+    const uint64_t count;                          ///< chunks in the region
+    const std::function<void(uint64_t)>* const body;  ///< dangling once the region ended: read only for a chunk < count
+    std::atomic<uint64_t> next{0};                 ///< the next chunk to take
+    std::atomic<int> active{0};                    ///< threads inside take()
     std::mutex mutex;
     std::exception_ptr failure;  ///< the first exception a chunk threw
     /// Runs chunks until none is left (after a failure, none is).
@@ -157,6 +163,11 @@ class CpuExecutor {
   /// them too as soon as finishPreparation() hands them the region. Returns
   /// false, having run nothing, when the arena became warm meanwhile.
   bool runWhileStarting(uint64_t count, const std::function<void(uint64_t)>& body);
+
+  /// After a region: the arena's workers have run (one store, then none).
+  void markWarm() {
+    if (pool_->state.load(std::memory_order_relaxed) != kWarm) pool_->state.store(kWarm, std::memory_order_relaxed);
+  }
 
   int threads_;
   std::shared_ptr<Pool> pool_;
