@@ -611,10 +611,9 @@ inline void chainStep(const ViewGrid& view, const ChainPass& pass, size_t i, Cha
 // The chain pass 16 segments at a time (AVX-512F, chosen at run time): the
 // chainStep arithmetic lane by lane, in the same order without fused
 // multiply-adds (this file is compiled with -ffp-contract=off), so the cells
-// are the same bits. A lane's anchor is the previous lane's end (or its own
-// start, a new chain), right unless the previous lane merged: the kernel
-// keeps the lanes before the first merging one and leaves that one to
-// chainStep.
+// are the same bits. A lane's anchor is the last vertex kept before it,
+// found for all 16 lanes at once (chainGroupAvx512); chainStep takes a
+// block's last segments (fewer than 16).
 enum PreviewIsa { kPreviewScalar = 1, kPreviewAvx512 = 2 };
 
 #if defined(__x86_64__)
@@ -640,6 +639,23 @@ PROCGEN_AVX512 __m512i previous16(__m512i v, int32_t first) { return _mm512_alig
 PROCGEN_AVX512 __m512 previous16(__m512 v, float first) {
   return _mm512_castsi512_ps(
       _mm512_alignr_epi32(_mm512_castps_si512(v), _mm512_castps_si512(_mm512_set1_ps(first)), 15));
+}
+
+/// Lane k − S of v in lane k, −1 in lanes below S.
+template <int S>
+PROCGEN_AVX512 __m512i shiftUp16(__m512i v) { return _mm512_alignr_epi32(v, _mm512_set1_epi32(-1), 16 - S); }
+
+/// Per lane, the value at an anchor event (chainGroupAvx512): 2j + 1 takes
+/// lane j of `ends`, 2j lane j of `starts`, −1 `state`.
+PROCGEN_AVX512 __m512i eventLookup16(__m512i event, __m512i ends, __m512i starts, __m512i state) {
+  const __m512i index = _mm512_or_si512(_mm512_srai_epi32(event, 1),
+                                        _mm512_slli_epi32(_mm512_andnot_si512(event, _mm512_set1_epi32(1)), 4));
+  const __mmask16 known = _mm512_cmpneq_epi32_mask(event, _mm512_set1_epi32(-1));
+  return _mm512_mask_mov_epi32(state, known, _mm512_permutex2var_epi32(ends, index, starts));
+}
+PROCGEN_AVX512 __m512 eventLookup16(__m512i event, __m512 ends, __m512 starts, __m512 state) {
+  return _mm512_castsi512_ps(eventLookup16(event, _mm512_castps_si512(ends), _mm512_castps_si512(starts),
+                                           _mm512_castps_si512(state)));
 }
 
 /// Points (px, py, pz) on the grid (ViewGrid::project); the mask: in front
@@ -671,9 +687,8 @@ PROCGEN_AVX512 __m512i sample16(float k, __m512 step, __m512 ax, __m512 ay, __m5
   return cells16(0xffff, _mm512_add_ps(ax, _mm512_mul_ps(dx, t)), _mm512_add_ps(ay, _mm512_mul_ps(dy, t)), pass);
 }
 
-/// Segments [i, i + 16) of the block starting at `begin` (i + 16 ≤ its end):
-/// returns how many of them it took (all 16 unless one merges).
-[[gnu::target("avx512f")]] size_t chainGroupAvx512(const ViewGrid& view, const ChainPass& pass, size_t begin, size_t i,
+/// Segments [i, i + 16) of the block starting at `begin` (i + 16 ≤ its end).
+[[gnu::target("avx512f")]] void chainGroupAvx512(const ViewGrid& view, const ChainPass& pass, size_t begin, size_t i,
                                                    ChainState& st) {
   static_assert(sizeof(Segment) == 40 && offsetof(Segment, end) == 12 && offsetof(Segment, color) == 28);
   const float* base = reinterpret_cast<const float*>(pass.segments + i);
@@ -714,32 +729,60 @@ PROCGEN_AVX512 __m512i sample16(float k, __m512 step, __m512 ax, __m512 ay, __m5
   __m512 gx, gy, hx, hy;
   const __mmask16 end_seen = project16(view, ex, ey, ez, gx, gy), start_seen = project16(view, sx, sy, sz, hx, hy);
   const __m512i end_cell = cells16(end_seen, gx, gy, pass), start_cell = cells16(start_seen, hx, hy, pass);
-  // Each lane's anchor: the previous lane's end (lane 0: the state's) or its start.
+  // Each lane's anchor is the last vertex kept before it: its own start when
+  // it begins a chain (event 2k), else the end of the last lane before it that
+  // kept a piece (event 2j + 1), else the state's (−1). Which lanes keep one
+  // depends on the anchors, so the kernel iterates from "every lane keeps" to
+  // the fixed point: lane k's answer depends only on lanes < k, so each round
+  // settles at least one more lane and 16 rounds settle all (in a dense view
+  // most groups settle in two or three).
   const __m512i index = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(i)), lane);
-  const __m512i from_start = _mm512_slli_epi32(index, 1), from_end = _mm512_or_si512(from_start, _mm512_set1_epi32(1));
-  const __m512i anchor = _mm512_mask_mov_epi32(previous16(from_end, static_cast<int32_t>(st.anchor)),
-                                               static_cast<__mmask16>(~continues), from_start);
-  const __m512i anchor_cell = _mm512_mask_mov_epi32(
-      previous16(end_cell, static_cast<int32_t>(st.anchor_cell)), static_cast<__mmask16>(~continues), start_cell);
-  const __m512 ax = _mm512_mask_mov_ps(previous16(gx, st.ax), static_cast<__mmask16>(~continues), hx);
-  const __m512 ay = _mm512_mask_mov_ps(previous16(gy, st.ay), static_cast<__mmask16>(~continues), hy);
   const __m512i off = _mm512_set1_epi32(-1);
-  const __mmask16 merges = _mm512_mask_cmpeq_epi32_mask(_mm512_cmpneq_epi32_mask(end_cell, off), end_cell, anchor_cell);
-  const int taken = merges ? __builtin_ctz(merges) : 16;
-  if (taken == 0) return 0;
-  const __mmask16 keep = static_cast<__mmask16>((1u << taken) - 1);
-  // The pieces {anchor, index}, interleaved.
+  const __m512i twice = _mm512_slli_epi32(lane, 1);
+  const __mmask16 starts_chain = static_cast<__mmask16>(~continues);
+  const __m512i start_events = _mm512_mask_mov_epi32(off, starts_chain, twice);
+  const __m512i end_events = _mm512_sub_epi32(twice, _mm512_set1_epi32(1));  // lane k: lane k − 1's end
+  const __mmask16 end_seen_on_grid = _mm512_cmpneq_epi32_mask(end_cell, off);
+  const __m512i state_cell = _mm512_set1_epi32(static_cast<int32_t>(st.anchor_cell));
+  __mmask16 keeps = 0xffff;
+  __m512i event, anchor_cell;
+  for (int round = 0;; ++round) {
+    // The latest event at or before each lane: a prefix maximum over the lanes.
+    event = _mm512_mask_max_epi32(start_events, static_cast<__mmask16>(keeps << 1), start_events, end_events);
+    event = _mm512_max_epi32(event, shiftUp16<1>(event));
+    event = _mm512_max_epi32(event, shiftUp16<2>(event));
+    event = _mm512_max_epi32(event, shiftUp16<4>(event));
+    event = _mm512_max_epi32(event, shiftUp16<8>(event));
+    anchor_cell = eventLookup16(event, end_cell, start_cell, state_cell);
+    const __mmask16 next = static_cast<__mmask16>(
+        ~_mm512_mask_cmpeq_epi32_mask(end_seen_on_grid, end_cell, anchor_cell));
+    if (next == keeps || round == 16) break;
+    keeps = next;
+  }
+  const __m512 ax = eventLookup16(event, gx, hx, _mm512_set1_ps(st.ax));
+  const __m512 ay = eventLookup16(event, gy, hy, _mm512_set1_ps(st.ay));
+  const __mmask16 event_known = _mm512_cmpneq_epi32_mask(event, off);
+  const __m512i anchor = _mm512_mask_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(st.anchor)), event_known,
+                                               _mm512_slli_epi32(_mm512_set1_epi32(static_cast<int32_t>(i)), 1), event);
+  const int kept = __builtin_popcount(keeps);
+  const __mmask16 merges = static_cast<__mmask16>(~keeps);
+  st.merged += static_cast<uint64_t>(__builtin_popcount(merges & continues));
+  st.dropped_short += static_cast<uint64_t>(__builtin_popcount(merges & starts_chain));
+  // The pieces {anchor, index} of the lanes that keep one, interleaved and packed.
   Piece* out = pass.pieces + st.out;
   const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i high = _mm512_add_epi32(low, _mm512_set1_epi32(8));
-  auto pairs = [](int lanes) { return static_cast<__mmask16>(lanes >= 8 ? 0xffff : (1u << (2 * std::max(lanes, 0))) - 1); };
-  _mm512_mask_storeu_epi32(out, pairs(taken), _mm512_permutex2var_epi32(anchor, low, index));
-  _mm512_mask_storeu_epi32(out + 8, pairs(taken - 8), _mm512_permutex2var_epi32(anchor, high, index));
+  const __mmask8 keeps_low = static_cast<__mmask8>(keeps), keeps_high = static_cast<__mmask8>(keeps >> 8);
+  _mm512_mask_compressstoreu_epi64(out, keeps_low, _mm512_permutex2var_epi32(anchor, low, index));
+  _mm512_mask_compressstoreu_epi64(out + __builtin_popcount(keeps_low), keeps_high,
+                                   _mm512_permutex2var_epi32(anchor, high, index));
   // Pieces with both ends on the grid: their band and samples (chainStep's), else band −1.
-  const __mmask16 inside = _mm512_mask_cmpneq_epi32_mask(_mm512_cmpneq_epi32_mask(end_cell, off), anchor_cell, off);
+  const __mmask16 inside = _mm512_mask_cmpneq_epi32_mask(end_seen_on_grid, anchor_cell, off);
   const __m512i band = _mm512_min_epi32(_mm512_cvttps_epi32(_mm512_mul_ps(ay, _mm512_set1_ps(pass.bands_per_row))),
                                         _mm512_set1_epi32(kBands - 1));
-  _mm512_mask_cvtepi32_storeu_epi8(pass.bands + st.out, keep, _mm512_mask_mov_epi32(off, inside, band));
+  const __mmask16 packed = static_cast<__mmask16>((1u << kept) - 1);
+  _mm512_mask_cvtepi32_storeu_epi8(pass.bands + st.out, packed,
+                                   _mm512_maskz_compress_epi32(keeps, _mm512_mask_mov_epi32(off, inside, band)));
   const __m512 dx = _mm512_sub_ps(gx, ax), dy = _mm512_sub_ps(gy, ay);
   const __m512i count = _mm512_max_epi32(
       _mm512_set1_epi32(2),
@@ -749,11 +792,16 @@ PROCGEN_AVX512 __m512i sample16(float k, __m512 step, __m512 ax, __m512 ay, __m5
   __m512 step = _mm512_set1_ps(kInverse[2]);
   step = _mm512_mask_mov_ps(step, three, _mm512_set1_ps(kInverse[3]));
   step = _mm512_mask_mov_ps(step, four, _mm512_set1_ps(kInverse[4]));
-  const __m512i c0 = _mm512_mask_mov_epi32(sample16(1, step, ax, ay, dx, dy, pass), _mm512_cmpgt_epi32_mask(count, _mm512_set1_epi32(kSlots)),
-                                           _mm512_set1_epi32(static_cast<int32_t>(kResample)));
-  const __m512i c1 = _mm512_mask_mov_epi32(end_cell, three | four, sample16(2, step, ax, ay, dx, dy, pass));
-  const __m512i c2 = _mm512_mask_mov_epi32(end_cell, four, sample16(3, step, ax, ay, dx, dy, pass));
-  const __m512i c3 = end_cell;
+  // The samples of the lanes that keep a piece, packed.
+  const __m512i c0 = _mm512_maskz_compress_epi32(
+      keeps, _mm512_mask_mov_epi32(sample16(1, step, ax, ay, dx, dy, pass),
+                                   _mm512_cmpgt_epi32_mask(count, _mm512_set1_epi32(kSlots)),
+                                   _mm512_set1_epi32(static_cast<int32_t>(kResample))));
+  const __m512i c1 = _mm512_maskz_compress_epi32(
+      keeps, _mm512_mask_mov_epi32(end_cell, three | four, sample16(2, step, ax, ay, dx, dy, pass)));
+  const __m512i c2 =
+      _mm512_maskz_compress_epi32(keeps, _mm512_mask_mov_epi32(end_cell, four, sample16(3, step, ax, ay, dx, dy, pass)));
+  const __m512i c3 = _mm512_maskz_compress_epi32(keeps, end_cell);
   // Lanes × slots to SampleCells (a 4 × 4 transpose within each 128-bit part, then the parts reordered).
   const __m512i t0 = _mm512_unpacklo_epi32(c0, c1), t1 = _mm512_unpackhi_epi32(c0, c1);
   const __m512i t2 = _mm512_unpacklo_epi32(c2, c3), t3 = _mm512_unpackhi_epi32(c2, c3);
@@ -765,25 +813,29 @@ PROCGEN_AVX512 __m512i sample16(float k, __m512 step, __m512 ax, __m512 ay, __m5
   auto quads = [](int lanes) {
     return static_cast<__mmask16>(lanes >= 4 ? 0xffff : (1u << (4 * std::max(lanes, 0))) - 1);
   };
-  _mm512_mask_storeu_epi32(cells, quads(taken), _mm512_shuffle_i32x4(v0, v1, 0x88));
-  _mm512_mask_storeu_epi32(cells + 16, quads(taken - 4), _mm512_shuffle_i32x4(v0, v1, 0xdd));
-  _mm512_mask_storeu_epi32(cells + 32, quads(taken - 8), _mm512_shuffle_i32x4(v2, v3, 0x88));
-  _mm512_mask_storeu_epi32(cells + 48, quads(taken - 12), _mm512_shuffle_i32x4(v2, v3, 0xdd));
-  // The state after the last lane taken.
-  alignas(64) float end_x[16], end_y[16];
-  alignas(64) uint32_t end_cells[16];
-  _mm512_store_ps(end_x, gx), _mm512_store_ps(end_y, gy), _mm512_store_si512(end_cells, end_cell);
-  const size_t last = static_cast<size_t>(taken - 1);
-  st.out += static_cast<size_t>(taken);
+  _mm512_mask_storeu_epi32(cells, quads(kept), _mm512_shuffle_i32x4(v0, v1, 0x88));
+  _mm512_mask_storeu_epi32(cells + 16, quads(kept - 4), _mm512_shuffle_i32x4(v0, v1, 0xdd));
+  _mm512_mask_storeu_epi32(cells + 32, quads(kept - 8), _mm512_shuffle_i32x4(v2, v3, 0x88));
+  _mm512_mask_storeu_epi32(cells + 48, quads(kept - 12), _mm512_shuffle_i32x4(v2, v3, 0xdd));
+  // The state after lane 15: its end when it kept a piece, else its anchor.
+  const bool last_keeps = keeps >> 15;
+  alignas(64) float last_x[16], last_y[16];
+  alignas(64) uint32_t last_anchor[16], last_cell[16];
+  if (last_keeps) {
+    _mm512_store_ps(last_x, gx), _mm512_store_ps(last_y, gy), _mm512_store_si512(last_cell, end_cell);
+    _mm512_store_si512(last_anchor, _mm512_or_si512(_mm512_slli_epi32(index, 1), _mm512_set1_epi32(1)));
+  } else {
+    _mm512_store_ps(last_x, ax), _mm512_store_ps(last_y, ay), _mm512_store_si512(last_cell, anchor_cell);
+    _mm512_store_si512(last_anchor, anchor);
+  }
+  st.out += static_cast<size_t>(kept);
   st.chained = true;
-  st.anchor = static_cast<uint32_t>((i + last) << 1 | 1);
-  st.anchor_cell = end_cells[last];
-  st.ax = end_x[last], st.ay = end_y[last];
-  return taken;
+  st.anchor = last_anchor[15], st.anchor_cell = last_cell[15];
+  st.ax = last_x[15], st.ay = last_y[15];
 }
 #pragma GCC diagnostic pop
 #else
-size_t chainGroupAvx512(const ViewGrid&, const ChainPass&, size_t, size_t, ChainState&) { return 0; }
+void chainGroupAvx512(const ViewGrid&, const ChainPass&, size_t, size_t, ChainState&) {}
 #endif
 
 int bestPreviewIsa() {
@@ -849,8 +901,8 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
   };
   // 1. Per block: merge chains on the grid, find the pieces' samples (and
   // the facts every frame needs: one pass over the segments, not three).
-  // The vector kernel takes 16 segments at a time while none of them merges;
-  // the scalar step takes the rest (the same arithmetic: the same cells).
+  // The vector kernel takes 16 segments at a time, the scalar step a block's
+  // last few (the same arithmetic: the same cells).
   const bool vector = previewIsa() == kPreviewAvx512;
   auto t0 = Clock::now();
   forBlocks([&](size_t b) {
@@ -865,11 +917,11 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
     st.first_color = pass.segments[0].color & 15;
     for (size_t i = begin; i < end;) {
       if (vector && end - i >= 16) {
-        const size_t done = chainGroupAvx512(view, pass, begin, i, st);
-        i += done;
-        if (done == 16) continue;
+        chainGroupAvx512(view, pass, begin, i, st);
+        i += 16;
+      } else {
+        chainStep(view, pass, i++, st);
       }
-      if (i < end) chainStep(view, pass, i++, st);
     }
     count[b] = st.out - begin;
     block_stats[b].merged = st.merged, block_stats[b].dropped_short = st.dropped_short;

@@ -484,8 +484,9 @@ TEST(StudioLsystem, StreamPreviewDoesNotDependOnBackendOrThreads) {
 
 // The preview's chain pass runs 16 segments at a time with AVX-512 where the
 // CPU has it: the same frames as the scalar pass, at views that take each of
-// its paths — chains merged within a cell (coarse cells), pieces off the
-// grid (zoomed in), ends behind the camera (a projective w through the model).
+// its paths — chains merged within a cell (coarse cells: the kernel's anchors
+// found by iterating to a fixed point), pieces off the grid (zoomed in), ends
+// behind the camera (a projective w through the model).
 TEST(StudioLsystem, StreamPreviewIsTheSameWithTheVectorPass) {
   if (procgen::studio::setPreviewIsaForTesting(2) < 2) GTEST_SKIP() << "no AVX-512 on this CPU";
   TestServer server;
@@ -523,7 +524,7 @@ TEST(StudioLsystem, StreamPreviewIsTheSameWithTheVectorPass) {
     if (lods[0].is_object()) merged += lods[0]["merged"].get<uint64_t>(), covered += lods[0]["covered"].get<uint64_t>();
   }
   procgen::studio::setPreviewIsaForTesting(0);
-  EXPECT_GT(merged, 0u);  // the views reached the kernel's fallback to the scalar step
+  EXPECT_GT(merged, 0u);  // the views reached merging lanes (more than one round of the kernel)
   EXPECT_GT(covered, 0u);
 }
 
