@@ -692,6 +692,13 @@ PROCGEN_AVX512 __m512i sample16(float k, __m512 step, __m512 ax, __m512 ay, __m5
                                                    ChainState& st) {
   static_assert(sizeof(Segment) == 40 && offsetof(Segment, end) == 12 && offsetof(Segment, color) == 28);
   const float* base = reinterpret_cast<const float*>(pass.segments + i);
+  // The group's 640 bytes are 10 cache lines; the gathers alone leave the
+  // hardware prefetcher behind (the first gather waited on memory for a third
+  // of the kernel's time), so the lines kPrefetchGroups groups ahead are asked
+  // for now (an address past the array's end is only a hint: no fault).
+  constexpr uintptr_t kPrefetchGroups = 32;
+  const uintptr_t ahead = reinterpret_cast<uintptr_t>(base) + 16 * sizeof(Segment) * kPrefetchGroups;
+  for (uintptr_t line = 0; line < 10; ++line) _mm_prefetch(reinterpret_cast<const char*>(ahead + 64 * line), _MM_HINT_T0);
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i at = _mm512_mullo_epi32(lane, _mm512_set1_epi32(10));  // floats per segment
   const __m512 sx = _mm512_i32gather_ps(at, base + 0, 4), sy = _mm512_i32gather_ps(at, base + 1, 4);
