@@ -972,14 +972,18 @@ OverwriteVector<Piece> previewPieces(const Geometry& g, const ViewGrid& grid, in
       bool adds = false;
       if (cells.cell[0] != kResample) {
         // All four tested before any is set (the same answer: a repeated
-        // cell is fresh at its first slot), so the loads do not wait on the stores.
+        // cell is fresh at its first slot), so the loads do not wait on the
+        // stores; and a piece that adds nothing (most, in a dense view) stores
+        // nothing — its bits are set already — so the next piece's loads do
+        // not wait on stores to the same words either.
         uint32_t at[kSlots];
         for (int k = 0; k < kSlots; ++k) {
           at[k] = cells.cell[k] - first32;
           adds |= at[k] >= span || (bits[at[k] / 64] >> (at[k] % 64) & 1) == 0;
         }
-        for (int k = 0; k < kSlots; ++k)
-          if (at[k] < span) bits[at[k] / 64] |= uint64_t{1} << (at[k] % 64);
+        if (adds)
+          for (int k = 0; k < kSlots; ++k)
+            if (at[k] < span) bits[at[k] / 64] |= uint64_t{1} << (at[k] % 64);
       } else {
         float ax = 0, ay = 0, ex = 0, ey = 0;
         const Segment& from = g.segments[pieces[i].from >> 1];
