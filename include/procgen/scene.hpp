@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -163,6 +164,84 @@ uint64_t predictSceneJoinTime(std::span<const SceneInstanceWork> work);
 /// largest item. Precondition: ranks >= 1. O(n log(sum)).
 std::vector<LSystemSceneRange> partitionByCost(std::span<const uint64_t> costs, int ranks,
                                                uint64_t root_extra = 0);
+
+/// Where runSceneOnRanks leaves the scene's geometry.
+enum class SceneGeometryTarget : uint8_t {
+  kNone,     ///< nowhere (the figures are still counted from it)
+  kRoot,     ///< rank 0: the whole scene, the arrays one process draws
+  kPerRank,  ///< every rank: its own contiguous range (the parts of one glTF)
+};
+
+/// A moment on one rank's clocks: the steady clock (one clock for every
+/// process of a node on Linux, so the ranks' marks line up) and the
+/// process's CPU time (all threads, user + system), in milliseconds.
+struct SceneClock {
+  double wall_ms = 0, cpu_ms = 0;
+  static SceneClock now();
+};
+
+struct SceneRun;
+
+struct SceneRunOptions {
+  DeriveOptions derive;  ///< iterations, seed (also the turtle's), limits, execution
+  SceneGeometryTarget geometry = SceneGeometryTarget::kRoot;
+  bool text = false;        ///< rank 0 gets the whole combined string as text
+  bool statistics = false;  ///< string hashes, per-instance figures and the ranks' timelines
+  /// When the run began (before its scene was read): the timeline's start;
+  /// absent, the call (the "parse" phase is then empty).
+  std::optional<SceneClock> started;
+  /// Called on every rank when the geometry and text are where the target
+  /// says (a collective writer may use the other ranks), before the figures
+  /// are reduced: the timeline's "write" phase. May be empty.
+  std::function<void(const SceneRun&)> write;
+};
+
+/// One instance's figures, as one process reports them.
+struct SceneInstanceFigures {
+  int iterations = 0;
+  uint64_t modules = 0, modules_total = 0, segments = 0, polygons = 0;
+  uint64_t string_hash = 0;  ///< with statistics
+  Bounds bounds;             ///< of its segments and polygon vertices
+};
+
+/// What runSceneOnRanks made. Totals and the slowest rank's times are on
+/// every rank; the per-instance figures, bounds, hash and timelines on rank 0
+/// with statistics.
+struct SceneRun {
+  static constexpr const char* kPhases[] = {"parse",   "partition", "derive", "agree", "interpret",
+                                            "figures", "gather",    "write",  "stats"};
+  static constexpr size_t kPhaseCount = sizeof(kPhases) / sizeof(kPhases[0]);
+
+  Geometry geometry;  ///< as SceneRunOptions::geometry says (empty elsewhere)
+  std::string text;   ///< rank 0 with SceneRunOptions::text
+  size_t instances = 0;
+  uint64_t modules = 0, modules_total = 0, segments = 0, polygons = 0;
+  int threads = 1;  ///< the most threads a rank's derivation used
+  /// The slowest rank's derivation, interpretation, and derive-to-gather time
+  /// (ms); CPU ms over the ranks: the whole section (MPI spins while it
+  /// waits), derive + interpret alone, and the largest rank's derive + interpret.
+  double derive_ms = 0, interpret_ms = 0, gen_ms = 0;
+  double cpu_ms = 0, work_cpu_ms = 0, work_cpu_max_ms = 0;
+  double rank_balance = 1;  ///< the largest rank's modules written and read / the mean
+  std::vector<SceneInstanceFigures> per_instance;  ///< instance order
+  Bounds bounds;                                   ///< the union in instance order: Geometry::bounds() of the whole
+  uint64_t string_hash = 0;                        ///< stringHash of the whole combined string
+  /// Rank after rank: its start, then the end of each phase (kPhases), in ms
+  /// from the earliest rank's start; and its CPU ms since its own start.
+  std::vector<double> timeline_ms, timeline_cpu_ms;
+};
+
+/// Collective over the ranks of the job (procgen/distributed.hpp; one rank:
+/// this process alone): derives and draws `scene`, every rank its share, and
+/// gathers what `options` asks for, each output the one-process output.
+/// With one thread per rank and the geometry on rank 0 (or none), the ranks
+/// take the instances one by one from a shared counter, the longest
+/// predicted first (each rank's share follows its real speed); otherwise
+/// contiguous ranges balanced by predicted time (predictSceneWork,
+/// predictSceneTimes, partitionByCost, rank 0's join counted). Errors as
+/// deriveSceneRange and interpretSceneRange, on the rank that meets them (the
+/// others stop with distributed::PeerFailure at their next collective).
+SceneRun runSceneOnRanks(const LSystemScene& scene, const SceneRunOptions& options);
 
 /// A glTF written as parts (`procgen scene --parts`): each rank encodes its
 /// geometry as a .glb (encodeGeometry), keeps the binary chunk as its part

@@ -13,6 +13,7 @@
 //    every step, F and G of the final string);
 //  - ranges derived and drawn alone join into deriveScene/interpretScene of
 //    the whole scene, bit for bit (what rank 0 gathers);
+//  - runSceneOnRanks on one rank: the whole scene's outputs and figures;
 //  - glTF parts: the index joining the parts' JSON, loaded by tinygltf with
 //    its external buffers, holds the same meshes and bytes as the one-file glb.
 #include <gtest/gtest.h>
@@ -358,6 +359,99 @@ TEST_F(DistributedSceneTest, RangesJoinIntoTheWholeScene) {
       EXPECT_EQ(got.polygon_colors, want.polygon_colors);
       EXPECT_EQ(got.polygon_instances, want.polygon_instances);
     }
+  }
+}
+
+// runSceneOnRanks in one process (one rank: the MPI runs are tests/mpi's):
+// its geometry, text, totals, per-instance figures and whole-string hash are
+// those of deriveScene + interpretScene of the whole scene and of derive()
+// for each instance alone; its write callback sees the outputs before
+// returning; each geometry target leaves the geometry where it says.
+TEST_F(DistributedSceneTest, RunOnOneRankIsTheWholeSceneWithItsFigures) {
+  write("leaf.l",
+        "Lsystem: 1\nderivation length: 3\nAxiom: A\nA --> F[+L]F[-L]A\nL --> {.F+F.F.}\nendlsystem\n");
+  const procgen::LSystemScene s =
+      scene({"leaf.l at=1,0,0", (kExamples / "plant-stochastic.l").string() + " n=4 rotate=0,30,0",
+             (kExamples / "tree-3d.l").string() + " n=4", "leaf.l rotate=10,20,30 seed=5"});
+  for (const procgen::test::Variant& v : procgen::test::availableVariants(
+           {procgen::test::makeVariant(Backend::kSerial, 1), procgen::test::makeVariant(Backend::kCpu, 2)})) {
+    SCOPED_TRACE(v.name);
+    procgen::DeriveOptions derive;
+    derive.seed = 7;
+    derive.execution = v.execution();
+    const procgen::LSystemSceneDerivation whole = procgen::deriveScene(s, derive);
+    const procgen::Geometry want = procgen::interpretScene(s, whole, v.execution(), 7);
+    ASSERT_GT(want.polygonCount(), 0u);
+
+    procgen::SceneRunOptions options;
+    options.derive = derive;
+    options.text = true;
+    options.statistics = true;
+    int writes = 0;
+    size_t written_segments = 0;
+    options.write = [&](const procgen::SceneRun& run) {
+      ++writes;
+      written_segments = run.geometry.segments.size();
+    };
+    const procgen::SceneRun run = procgen::runSceneOnRanks(s, options);
+    EXPECT_EQ(writes, 1);
+    EXPECT_EQ(written_segments, want.segments.size());
+    ASSERT_EQ(run.geometry.segments.size(), want.segments.size());
+    EXPECT_EQ(std::memcmp(run.geometry.segments.data(), want.segments.data(),
+                          want.segments.size() * sizeof(procgen::Segment)),
+              0);
+    EXPECT_EQ(run.geometry.polygon_offsets, want.polygon_offsets);
+    EXPECT_EQ(run.geometry.polygon_instances, want.polygon_instances);
+    EXPECT_EQ(run.text, procgen::toText(whole.string));
+    EXPECT_EQ(run.string_hash, procgen::stringHash(whole.string));
+    EXPECT_EQ(run.instances, s.instances.size());
+    EXPECT_EQ(run.modules, whole.string.size());
+    EXPECT_EQ(run.segments, want.segments.size());
+    EXPECT_EQ(run.polygons, want.polygonCount());
+    const procgen::Bounds box = want.bounds();
+    EXPECT_EQ(run.bounds.min.x, box.min.x);
+    EXPECT_EQ(run.bounds.max.z, box.max.z);
+    ASSERT_EQ(run.per_instance.size(), s.instances.size());
+    uint64_t modules_total = 0;
+    for (size_t k = 0; k < s.instances.size(); ++k) {
+      SCOPED_TRACE("instance " + std::to_string(k));
+      const procgen::SceneInstanceFigures& f = run.per_instance[k];
+      procgen::DeriveOptions alone;  // the instance by itself: its own seed, else the base seed + its index
+      alone.iterations = s.instances[k].iterations;
+      alone.seed = s.instances[k].seed.value_or(7 + k);
+      procgen::DeriveStats stats;
+      const procgen::ModuleString string = procgen::derive(s.instances[k].lsystem, alone, &stats);
+      EXPECT_EQ(f.string_hash, procgen::stringHash(string));
+      EXPECT_EQ(f.modules, stats.modules);
+      EXPECT_EQ(f.modules_total, stats.modules_total);
+      EXPECT_EQ(f.iterations, stats.iterations);
+      modules_total += stats.modules_total;
+      uint64_t segments = 0, polygons = 0;
+      for (const procgen::Segment& seg : want.segments) segments += seg.instance == int32_t(k);
+      for (int32_t id : want.polygon_instances) polygons += id == int32_t(k);
+      EXPECT_EQ(f.segments, segments);
+      EXPECT_EQ(f.polygons, polygons);
+    }
+    EXPECT_EQ(run.modules_total, modules_total);
+    // One rank's timeline: its start and the end of each phase, in order.
+    ASSERT_EQ(run.timeline_ms.size(), procgen::SceneRun::kPhaseCount + 1);
+    EXPECT_TRUE(std::is_sorted(run.timeline_ms.begin(), run.timeline_ms.end()));
+    EXPECT_EQ(run.timeline_cpu_ms.size(), run.timeline_ms.size());
+
+    // Without statistics or text, and with each rank's own geometry (one rank: all of it).
+    procgen::SceneRunOptions plain;
+    plain.derive = derive;
+    plain.geometry = procgen::SceneGeometryTarget::kPerRank;
+    const procgen::SceneRun own = procgen::runSceneOnRanks(s, plain);
+    EXPECT_EQ(own.geometry.segments.size(), want.segments.size());
+    EXPECT_TRUE(own.text.empty());
+    EXPECT_TRUE(own.per_instance.empty());
+    EXPECT_TRUE(own.timeline_ms.empty());
+    EXPECT_EQ(own.segments, want.segments.size());  // the totals still
+    plain.geometry = procgen::SceneGeometryTarget::kNone;
+    const procgen::SceneRun none = procgen::runSceneOnRanks(s, plain);
+    EXPECT_TRUE(none.geometry.segments.empty());
+    EXPECT_EQ(none.segments, want.segments.size());
   }
 }
 
