@@ -7,6 +7,11 @@ POST /api/lsystem/stream with a view like the tab's after Fit (900 x 760
 pixels, half-pixel cells) and prints the medians of the preview's timings.
 
     python3 tests/studio/preview_timings.py build/procgen [other/procgen ...] [--rounds 3] [--requests 4]
+        [--cell 0.5] [--threads N]
+
+--cell sets the grid's cell in pixels (the tab's 0.5; 4 merges most of the
+plant's segments into their neighbours' cells), --threads the request's
+thread count (default: the server's).
 """
 import argparse
 import json
@@ -43,6 +48,8 @@ def main():
     parser.add_argument('binaries', nargs='+')
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--requests', type=int, default=4)
+    parser.add_argument('--cell', type=float, default=0.5)
+    parser.add_argument('--threads', type=int)
     args = parser.parse_args()
     text = open(os.path.join(ROOT, 'examples/lsystems/plant-2d.l')).read()
     servers = [start(b) for b in args.binaries]
@@ -53,14 +60,19 @@ def main():
         sy = math.cos(math.radians(20)) / (1.05 * math.hypot(x1 - x0, y1 - y0) / 2)
         sx = sy * height / width
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        view = {'width': width, 'height': height, 'cell': 0.5,
+        view = {'width': width, 'height': height, 'cell': args.cell,
                 'matrix': [sx, 0, 0, 0, 0, sy, 0, 0, 0, 0, 1, 0, -cx * sx, -cy * sy, 0, 1]}
         for round_ in range(args.rounds):
             for binary, (_, url) in zip(args.binaries, servers):
-                rows = [post(url + '/api/lsystem/stream', {'text': text, 'view': view})[0] for _ in range(args.requests)]
+                body = {'text': text, 'view': view}
+                if args.threads:
+                    body['threads'] = args.threads
+                rows = [post(url + '/api/lsystem/stream', body)[0] for _ in range(args.requests)]
                 assert all(r['final'] is False for r in rows), 'no preview'
                 medians = {k: round(statistics.median(r['timings'][k] for r in rows), 1) for k in KEYS}
-                print(json.dumps({'round': round_ + 1, 'binary': binary, 'preview_segments': rows[0]['lod']['segments'],
+                lod = rows[0]['lod']
+                print(json.dumps({'round': round_ + 1, 'binary': binary, 'preview_segments': lod['segments'],
+                                  'merged': lod['merged'], 'covered': lod['covered'],
                                   'load': round(os.getloadavg()[0], 1), **medians}))
     finally:
         for proc, _ in servers:
