@@ -1,5 +1,9 @@
 #include "procgen/backend.hpp"
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -37,11 +41,34 @@ bool backendAvailable(Backend backend) {
   return false;
 }
 
+namespace detail {
+int defaultCpuThreads();  // src/cpu/executor.cpp
+}  // namespace detail
+
+namespace {
+/// The cores this process may run on: its affinity mask (taskset, mpirun's
+/// default binding of one core per rank, a cpuset), not every core of the machine.
+int usableCores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+}  // namespace
+
 int effectiveThreads(const Execution& execution) {
   if (execution.backend == Backend::kSerial) return 1;
   if (execution.threads > 0) return execution.threads;
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
+#if PROCGEN_HAVE_TBB
+  // The count the cpu executor's default arena takes (oneTBB's, which
+  // follows the affinity mask too), so that what a command reports, plans
+  // and prepares is what runs.
+  if (execution.backend == Backend::kCpu) return detail::defaultCpuThreads();
+#endif
+  return usableCores();
 }
 
 namespace detail {

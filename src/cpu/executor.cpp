@@ -36,7 +36,9 @@ std::shared_ptr<CpuExecutor::Pool> poolFor(int threads) {
 }
 }  // namespace
 
-int CpuExecutor::resolveThreads(int threads) { return threads > 0 ? threads : tbb::info::default_concurrency(); }
+int defaultCpuThreads() { return tbb::info::default_concurrency(); }
+
+int CpuExecutor::resolveThreads(int threads) { return threads > 0 ? threads : defaultCpuThreads(); }
 
 CpuExecutor::CpuExecutor(int threads)
     : threads_(resolveThreads(threads)),

@@ -37,9 +37,13 @@ namespace procgen::detail {
 void setCpuChunkOverrideForTesting(uint64_t modules);
 uint64_t cpuChunkOverride();
 
+/// The default arena's thread count: oneTBB's default concurrency, the
+/// cores of this process's affinity mask (effectiveThreads reports the same).
+int defaultCpuThreads();
+
 class CpuExecutor {
  public:
-  /// `threads` <= 0 means all hardware threads. More threads than cores are
+  /// `threads` <= 0 means defaultCpuThreads(). More threads than cores are
   /// honoured (oversubscription), so parity tests see the partitions they ask for.
   explicit CpuExecutor(int threads);
 

@@ -247,8 +247,8 @@ Execution Job::execution(const Params& params) const {
   execution.backend = *parseBackend(name);
   if (!backendAvailable(execution.backend))
     throw BackendUnavailableError("the " + name + " backend is not built into this procgen");
-  int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  int limit = max_threads_ > 0 ? max_threads_ : hardware;
+  const int cores = effectiveThreads(Execution{Backend::kCpu, 0});  // the cores this process may use
+  int limit = max_threads_ > 0 ? max_threads_ : cores;
   execution.threads = static_cast<int>(params.integer("threads", limit, 1, limit));
   return execution;
 }
