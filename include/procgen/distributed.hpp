@@ -33,11 +33,16 @@
 namespace procgen::distributed {
 
 /// Starts MPI when this process was launched by mpirun (OMPI_COMM_WORLD_SIZE,
-/// PMIX_RANK or PMI_RANK is set) and the build has MPI; otherwise does
-/// nothing (a plain start pays nothing). Call once, first thing in main.
+/// PMIX_RANK or PMI_RANK is set) and the build has MPI, loading the MPI
+/// module then; otherwise does nothing (a plain start loads nothing of MPI).
+/// Call once, first thing in main.
 void initialize(int* argc, char*** argv);
 /// Finalizes MPI if initialize() started it. Call once, before returning from main.
 void finalize();
+/// Non-empty when this process was started by mpirun but could not join the
+/// job (the build's MPI module, procgen_mpi.so, could not be loaded): why.
+/// The caller should stop with that message instead of running as one rank.
+const std::string& startupError();
 
 /// True when the build has MPI.
 bool built();

@@ -12,7 +12,17 @@
 
 #include "procgen/output.hpp"
 #if PROCGEN_HAVE_MPI
-#include "mpi/mpi_backend.hpp"
+#include "common/module_loader.hpp"
+#include "mpi/mpi_module.hpp"
+
+// Set by CMakeLists.txt: the module's file name, and where an installed
+// module sits relative to the installed executable's directory.
+#ifndef PROCGEN_MPI_MODULE_FILE
+#define PROCGEN_MPI_MODULE_FILE "procgen_mpi.so"
+#endif
+#ifndef PROCGEN_MPI_MODULE_INSTALL_DIR
+#define PROCGEN_MPI_MODULE_INSTALL_DIR "../lib/procgen"
+#endif
 #endif
 
 namespace procgen::distributed {
@@ -20,13 +30,44 @@ namespace {
 
 bool g_active = false;
 int g_rank = 0, g_size = 1;
+std::string g_startup_error;  // started by mpirun, but the MPI module could not be loaded
+
+#if PROCGEN_HAVE_MPI
+const mpi::Module* g_mpi = nullptr;  // the MPI module, loaded by initialize() under mpirun
+
+bool launchedByMpirun() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v) != nullptr) return true;
+  return false;
+}
+
+/// The MPI module's table, loaded on first use; nullptr with `why` when it cannot be.
+const mpi::Module* loadMpiModule(std::string& why) {
+  static const mpi::Module* table = nullptr;
+  if (table) return table;
+  std::string tried;
+  void* entry = detail::loadModuleEntry(PROCGEN_MPI_MODULE_FILE, PROCGEN_MPI_MODULE_INSTALL_DIR,
+                                        PROCGEN_MPI_MODULE_ENTRY, tried);
+  if (entry == nullptr) {
+    why = "the MPI module " PROCGEN_MPI_MODULE_FILE " could not be loaded; tried " + tried +
+          " (PROCGEN_PLUGIN_DIR names the directory that holds it)";
+    return nullptr;
+  }
+  const mpi::Module* got = reinterpret_cast<const mpi::Module* (*)()>(entry)();
+  if (got == nullptr || got->abi != mpi::kModuleAbi) {
+    why = "the MPI module " PROCGEN_MPI_MODULE_FILE " is from another procgen build (its interface differs)";
+    return nullptr;
+  }
+  return table = got;
+}
+#endif
 
 template <typename T>
 void reduce(std::span<T> values, ReduceOp op, int type) {
   if (!g_active) return;
 #if PROCGEN_HAVE_MPI
   checkpoint();
-  mpi::allReduce(values.data(), values.size(), type, op);
+  g_mpi->allReduce(values.data(), values.size(), type, op);
 #endif
 }
 
@@ -34,7 +75,9 @@ void reduce(std::span<T> values, ReduceOp op, int type) {
 
 void initialize(int* argc, char*** argv) {
 #if PROCGEN_HAVE_MPI
-  g_active = mpi::initialize(argc, argv, g_rank, g_size);
+  if (!launchedByMpirun()) return;  // a plain start loads nothing of MPI
+  g_mpi = loadMpiModule(g_startup_error);
+  if (g_mpi) g_active = g_mpi->initialize(argc, argv, g_rank, g_size);
 #else
   // Started by mpirun, but without MPI every process is a whole run: say so once.
   const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
@@ -45,9 +88,11 @@ void initialize(int* argc, char*** argv) {
 #endif
 }
 
+const std::string& startupError() { return g_startup_error; }
+
 void finalize() {
 #if PROCGEN_HAVE_MPI
-  if (g_active) mpi::finalize();
+  if (g_active) g_mpi->finalize();
 #endif
   g_active = false;
 }
@@ -56,7 +101,9 @@ bool built() { return PROCGEN_HAVE_MPI != 0; }
 
 std::string libraryVersion() {
 #if PROCGEN_HAVE_MPI
-  return mpi::libraryVersion();
+  std::string why;
+  const mpi::Module* module = g_mpi ? g_mpi : loadMpiModule(why);
+  return module ? module->libraryVersion() : "module missing: " + why;
 #else
   return "not built";
 #endif
@@ -72,21 +119,21 @@ PeerFailure::PeerFailure(ExitCode code, const std::string& message)
 void checkpoint() {
   if (!g_active) return;
 #if PROCGEN_HAVE_MPI
-  if (const int code = mpi::agree(0); code != 0) throw PeerFailure(static_cast<ExitCode>(code));
+  if (const int code = g_mpi->agree(0); code != 0) throw PeerFailure(static_cast<ExitCode>(code));
 #endif
 }
 
 void fail(ExitCode code) noexcept {
   if (!g_active) return;
 #if PROCGEN_HAVE_MPI
-  mpi::agree(std::max(1, static_cast<int>(code)));
+  g_mpi->agree(std::max(1, static_cast<int>(code)));
 #endif
 }
 
 int agreeOnExit(int code) noexcept {
   if (!g_active) return code;
 #if PROCGEN_HAVE_MPI
-  return mpi::agree(code);
+  return g_mpi->agree(code);
 #else
   return code;
 #endif
@@ -96,7 +143,7 @@ void barrier() {
   if (!g_active) return;
 #if PROCGEN_HAVE_MPI
   checkpoint();
-  mpi::barrier();
+  g_mpi->barrier();
 #endif
 }
 
@@ -112,7 +159,7 @@ std::vector<uint8_t> gather(std::span<const uint8_t> bytes, int root, std::vecto
   }
 #if PROCGEN_HAVE_MPI
   checkpoint();
-  return mpi::gather(bytes, root, counts);
+  return g_mpi->gather(bytes, root, counts);
 #else
   return {};
 #endif
@@ -122,7 +169,7 @@ void broadcast(std::vector<uint8_t>& bytes, int root) {
   if (!g_active) return;
 #if PROCGEN_HAVE_MPI
   checkpoint();
-  mpi::broadcast(bytes, root);
+  g_mpi->broadcast(bytes, root);
 #endif
 }
 
@@ -137,7 +184,7 @@ void allToAll(std::span<const uint8_t> send, std::span<const uint64_t> offsets, 
   }
 #if PROCGEN_HAVE_MPI
   checkpoint();
-  mpi::allToAll(send, offsets, received, received_offsets);
+  g_mpi->allToAll(send, offsets, received, received_offsets);
 #endif
 }
 
@@ -183,7 +230,7 @@ void writeFileAtOffsets(const std::string& path, uint64_t offset, std::span<cons
   broadcast(name, 0);
   std::string message;
   checkpoint();
-  if (mpi::writeAtAll(std::string(name.begin(), name.end()), offset, bytes, message) != 0) {
+  if (g_mpi->writeAtAll(std::string(name.begin(), name.end()), offset, bytes, message) != 0) {
     // Every rank knows (writeAtAll agreed): rank 0 reports it.
     throw PeerFailure(ExitCode::kOutputError, g_rank == 0 ? "cannot write " + path + ": " + message : "");
   }
@@ -205,7 +252,10 @@ struct Exchange::State {
   std::deque<Sent> sent;
   std::deque<Wanted> wanted;
 #if PROCGEN_HAVE_MPI
-  std::unique_ptr<mpi::Messages> messages;
+  struct CloseMessages {
+    void operator()(mpi::Messages* m) const { g_mpi->closeMessages(m); }
+  };
+  std::unique_ptr<mpi::Messages, CloseMessages> messages;
 #endif
   std::vector<std::shared_ptr<const void>> owners;
 
@@ -227,13 +277,13 @@ struct Exchange::State {
 
 Exchange::Exchange() : state_(std::make_unique<State>()) {
 #if PROCGEN_HAVE_MPI
-  if (g_active) state_->messages = std::make_unique<mpi::Messages>();
+  if (g_active) state_->messages.reset(g_mpi->openMessages());
 #endif
 }
 
 Exchange::~Exchange() {
 #if PROCGEN_HAVE_MPI
-  if (state_->messages && !state_->messages->idle()) {
+  if (state_->messages && !g_mpi->idle(state_->messages.get())) {
     // Unwinding with transfers in flight: MPI may still read or write the
     // owners' memory, so they live until the process ends.
     (void)new std::vector<std::shared_ptr<const void>>(std::move(state_->owners));
@@ -245,7 +295,7 @@ void Exchange::send(int to, int tag, std::span<const uint8_t> bytes, uint64_t gr
   if (to < 0 || to >= g_size || tag < 0 || tag > 32767 || bytes.size() > uint64_t(INT32_MAX))
     throw Error("distributed::Exchange::send: bad rank, tag or size", ExitCode::kUsage);
 #if PROCGEN_HAVE_MPI
-  if (state_->messages) return state_->messages->send(to, tag, bytes.data(), bytes.size(), group);
+  if (state_->messages) return g_mpi->send(state_->messages.get(), to, tag, bytes.data(), bytes.size(), group);
 #endif
   (void)group;
   state_->sent.push_back({tag, bytes});
@@ -256,7 +306,7 @@ void Exchange::receive(int from, int tag, std::function<uint8_t*(uint64_t)> plac
   if (from < 0 || from >= g_size || tag < 0 || tag > 32767)
     throw Error("distributed::Exchange::receive: bad rank or tag", ExitCode::kUsage);
 #if PROCGEN_HAVE_MPI
-  if (state_->messages) return state_->messages->receive(from, tag, std::move(place), group);
+  if (state_->messages) return g_mpi->receive(state_->messages.get(), from, tag, std::move(place), group);
 #endif
   state_->wanted.push_back({tag, std::move(place)});
   state_->deliver();
@@ -264,14 +314,15 @@ void Exchange::receive(int from, int tag, std::function<uint8_t*(uint64_t)> plac
 
 void Exchange::startCheckpoint() {
 #if PROCGEN_HAVE_MPI
-  if (state_->messages) state_->messages->startAgreement();
+  if (state_->messages) g_mpi->startAgreement(state_->messages.get());
 #endif
 }
 
 void Exchange::progress() {
 #if PROCGEN_HAVE_MPI
   if (state_->messages)
-    if (const int code = state_->messages->progress(); code != 0) throw PeerFailure(static_cast<ExitCode>(code));
+    if (const int code = g_mpi->progress(state_->messages.get()); code != 0)
+      throw PeerFailure(static_cast<ExitCode>(code));
 #endif
 }
 
@@ -281,7 +332,7 @@ void Exchange::wait(uint64_t group) {
   // Sleep rather than spin: ranks that share cores leave them to the others.
   for (mpi::Backoff backoff;; backoff.pause()) {
     progress();
-    if (!state_->messages->pending(group)) return;
+    if (!g_mpi->pending(state_->messages.get(), group)) return;
   }
 #else
   (void)group;
@@ -293,7 +344,7 @@ void Exchange::finish() {
   if (!state_->messages) return;
   for (mpi::Backoff backoff;; backoff.pause()) {
     progress();
-    if (state_->messages->idle()) return;
+    if (g_mpi->idle(state_->messages.get())) return;
   }
 #endif
 }
@@ -378,19 +429,19 @@ void RootGather::finish() { exchange_.finish(); }
 
 SharedCounter::SharedCounter(uint64_t count) : count_(count) {
 #if PROCGEN_HAVE_MPI
-  if (g_active) queue_ = mpi::openQueue(count);
+  if (g_active) queue_ = g_mpi->openQueue(count);
 #endif
 }
 
 SharedCounter::~SharedCounter() {
 #if PROCGEN_HAVE_MPI
-  if (queue_) mpi::closeQueue(static_cast<mpi::Queue*>(queue_));
+  if (queue_) g_mpi->closeQueue(static_cast<mpi::Queue*>(queue_));
 #endif
 }
 
 uint64_t SharedCounter::next() {
 #if PROCGEN_HAVE_MPI
-  if (queue_) return mpi::queueNext(static_cast<mpi::Queue*>(queue_));
+  if (queue_) return g_mpi->queueNext(static_cast<mpi::Queue*>(queue_));
 #endif
   return local_ < count_ ? local_++ : count_;
 }

@@ -101,11 +101,6 @@ std::string libraryVersion() {
   return comma == std::string::npos ? v : v.substr(0, comma);
 }
 
-void Backoff::pause() {
-  const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start_);
-  std::this_thread::sleep_for(std::chrono::microseconds(std::clamp<int64_t>(waited.count() / 8, kShortestUs, kLongestUs)));
-}
-
 static void waitFor(MPI_Request& request) {
   Backoff backoff;
   for (int done = 0;;) {

@@ -1,8 +1,9 @@
 // The MPI side of procgen::distributed (include/procgen/distributed.hpp),
-// defined in src/mpi/mpi_backend.cpp, which CMake builds only with MPI
-// (-DPROCGEN_MPI). src/common/distributed.cpp calls these only while a job
-// is running (distributed::active()); every collective here begins with the
-// error-flag agreement (agree) described in the public header.
+// defined in src/mpi/mpi_backend.cpp, inside the MPI module procgen_mpi.so
+// (built only with -DPROCGEN_MPI; src/mpi/mpi_module.hpp is how
+// src/common/distributed.cpp reaches these, only while a job is running).
+// Every collective here begins with the error-flag agreement (agree)
+// described in the public header.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi/mpi_module.hpp"
 #include "procgen/distributed.hpp"
 
 namespace procgen::distributed::mpi {
@@ -23,21 +25,6 @@ namespace procgen::distributed::mpi {
 bool initialize(int* argc, char*** argv, int& rank, int& size);
 void finalize();
 std::string libraryVersion();
-
-/// Sleeps between polls of a rank that waits for others: a waiting rank
-/// leaves the cores to the ranks still working. Each sleep is an eighth of
-/// the time waited so far (20 us .. 1 ms), so a wait ends at most ~1/8 late
-/// (plus the kernel's timer slack): a rank waiting 2 ms for a peer's part
-/// wakes within ~0.3 ms of its arrival instead of up to 1 ms later, and a
-/// rank waiting a whole flame round still wakes only ~1000 times a second.
-class Backoff {
- public:
-  void pause();
-
- private:
-  static constexpr int kShortestUs = 20, kLongestUs = 1000;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
 
 /// The error-flag allreduce (max of the codes; 0 = every rank is fine).
 int agree(int local_code);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/cli_run.hpp"
+#include "procgen/distributed.hpp"
 #include "procgen/error.hpp"
 #include "procgen/output.hpp"
 #include "procgen/volume.hpp"
@@ -145,6 +146,33 @@ TEST(VdbModule, TheModuleIsWhatNeedsOpenVdb) {
   const fs::path module = fs::read_symlink("/proc/self/exe").parent_path() / "procgen_vdb.so";
   ASSERT_TRUE(fs::exists(module)) << module;
   EXPECT_TRUE(anyContains(neededLibraries(slurp(module)), "libopenvdb.so"));
+}
+
+// Open MPI the same way (src/mpi/mpi_module.hpp): only procgen_mpi.so, which
+// distributed::initialize loads under mpirun, links it.
+TEST(MpiModule, NeitherTheExecutableNorTheLibraryNeedsOpenMpi) {
+  const std::vector<std::string> needed = neededLibraries(slurp(PROCGEN_CLI_PATH));
+  std::string list;
+  for (const std::string& n : needed) list += n + " ";
+  EXPECT_TRUE(anyContains(needed, "libstdc++.so")) << list;
+  EXPECT_FALSE(anyContains(needed, "libmpi")) << list;
+  EXPECT_FALSE(anyContains(needed, "libopen-pal")) << list;
+  const std::vector<std::string> members = archiveMembers(slurp(PROCGEN_LIBRARY_PATH));
+  size_t undefined = 0;
+  for (const std::string& m : members)
+    for (const std::string& symbol : undefinedSymbols(m)) {
+      ++undefined;
+      EXPECT_NE(symbol.compare(0, 4, "MPI_"), 0) << symbol;
+      EXPECT_NE(symbol.compare(0, 5, "ompi_"), 0) << symbol;
+    }
+  EXPECT_GT(undefined, 100u);
+}
+
+TEST(MpiModule, TheModuleIsWhatNeedsOpenMpi) {
+  if (!procgen::distributed::built()) GTEST_SKIP() << "this build has no MPI";
+  const fs::path module = fs::path(PROCGEN_CLI_PATH).parent_path() / "procgen_mpi.so";  // beside build/procgen
+  ASSERT_TRUE(fs::exists(module)) << module;
+  EXPECT_TRUE(anyContains(neededLibraries(slurp(module)), "libmpi.so"));
 }
 
 class VdbModuleCli : public procgen::test::ScratchDirTest {

@@ -106,6 +106,10 @@ case $CASE in
     mkdir mpi/frame-00001.png
     expect_failure "frame-00001.png" "^frame-00000|procgen-tmp" -- -n "$RANKS" sh -c "$WRAP" "$PROCGEN" flame \
         "$FLAMES/trig.flam3" --size 200x120 --quality 20 -o frame.png -q ;;
+  fail-module)  # the MPI module is not where the loader looks: every rank says so and exits 3, writing nothing
+    expect_failure "procgen_mpi.so could not be loaded" "^f\.|procgen-tmp" -- -n "$RANKS" \
+        -x PROCGEN_PLUGIN_DIR=/nonexistent sh -c "$WRAP" "$PROCGEN" scene "$SRC/examples/scenes/forest.scene" -o f.glb -q
+    [ "$(grep -c 'rank exit 3' out.txt)" = "$RANKS" ] || fail "a rank did not exit 3 (backend unavailable)" ;;
   fail-input)  # a genome only rank 1 reads is malformed; rank 0 waits for it in the iteration
     printf '<flames>\n<flame size="10 10"><bogus\n' > mpi/bad.flam3
     expect_failure "bad.flam3:2" "^img|procgen-tmp" -- -n 1 sh -c "$WRAP" "$PROCGEN" flame "$FLAMES/mixed.flam3" \

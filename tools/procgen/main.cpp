@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <string>
 
@@ -125,6 +126,10 @@ int main(int argc, char** argv) {
   using namespace procgen;
   // MPI starts only under mpirun (procgen/distributed.hpp); a plain start pays nothing.
   distributed::initialize(&argc, &argv);
+  if (!distributed::startupError().empty()) {
+    std::cerr << "error: started by mpirun, but " << distributed::startupError() << "\n";
+    return static_cast<int>(ExitCode::kBackendUnavailable);
+  }
   const int code = runCommand(argc, argv);
   distributed::finalize();
   return code;
@@ -137,8 +142,11 @@ int runCommand(int argc, char** argv) {
       "bounding boxes, on one core (serial), all cores (cpu) or OpenCL devices (opencl).",
       "procgen"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("procgen 0.1.0") +
-                                        (distributed::built() ? " (MPI: " + distributed::libraryVersion() + ")" : " (MPI: not built)"));
+  // Made only when asked for: the MPI library's version loads the MPI module.
+  app.set_version_flag("--version", std::function<std::string()>([] {
+    return std::string("procgen 0.1.0") +
+           (distributed::built() ? " (MPI: " + distributed::libraryVersion() + ")" : " (MPI: not built)");
+  }));
   app.footer("Run 'procgen COMMAND --help' for the options of one command.\n"
              "Exit codes: 0 ok, 1 usage, 2 bad input, 3 backend unavailable, 4 output I/O error.");
 

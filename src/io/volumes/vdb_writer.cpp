@@ -17,12 +17,10 @@
 #include <vector>
 
 #if PROCGEN_HAVE_OPENVDB
-#include <dlfcn.h>
-#include <link.h>
-
 #include <atomic>
 #include <mutex>
 
+#include "common/module_loader.hpp"
 #include "io/volumes/vdb_module_abi.hpp"
 #endif
 
@@ -55,39 +53,6 @@ void checkVdbVolume(const VolumeView& volume) {
 #define PROCGEN_VDB_MODULE_INSTALL_DIR "../lib/procgen"
 #endif
 
-/// The directory of the executable or shared library this code was linked
-/// into (what $ORIGIN means in an RPATH); empty when it cannot be found.
-std::filesystem::path directoryOfThisCode() {
-  Dl_info info{};
-  link_map* object = nullptr;
-  if (dladdr1(reinterpret_cast<const void*>(&directoryOfThisCode), &info, reinterpret_cast<void**>(&object),
-              RTLD_DL_LINKMAP) == 0 ||
-      object == nullptr)
-    return {};
-  std::error_code ec;
-  // The main program's link map has no name (dladdr would give argv[0],
-  // which is a bare name when the shell found the program on PATH).
-  const std::filesystem::path file = object->l_name[0] == '\0'
-                                         ? std::filesystem::read_symlink("/proc/self/exe", ec)
-                                         : std::filesystem::weakly_canonical(object->l_name, ec);
-  if (ec) return {};
-  return file.parent_path();
-}
-
-/// Where the module is looked for, in order: only $PROCGEN_PLUGIN_DIR when it
-/// is set; otherwise beside this code (the build tree, where CMake puts the
-/// module beside every executable that writes .vdb) and then the install
-/// tree's module directory.
-std::vector<std::filesystem::path> vdbModuleCandidates() {
-  const char* override_dir = std::getenv("PROCGEN_PLUGIN_DIR");
-  if (override_dir != nullptr && override_dir[0] != '\0')
-    return {std::filesystem::path(override_dir) / PROCGEN_VDB_MODULE_FILE};
-  const std::filesystem::path origin = directoryOfThisCode();
-  if (origin.empty()) return {};
-  return {origin / PROCGEN_VDB_MODULE_FILE,
-          (origin / PROCGEN_VDB_MODULE_INSTALL_DIR / PROCGEN_VDB_MODULE_FILE).lexically_normal()};
-}
-
 /// The module's entry point, loaded once per process and never unloaded
 /// (OpenVDB keeps global state). A failed load is not remembered, so a later
 /// call (after PROCGEN_PLUGIN_DIR changed) tries again.
@@ -98,34 +63,13 @@ procgen_vdb_write_fn vdbModule() {
   const std::lock_guard<std::mutex> lock(loading);
   if (procgen_vdb_write_fn entry = loaded.load(std::memory_order_relaxed)) return entry;
 
-  std::string tried;  // "PATH: reason" per candidate, as dlerror words it
-  const auto failed = [&tried](const std::filesystem::path& candidate, std::string message) {
-    // dlerror() usually starts with the path already.
-    const std::string prefix = candidate.string() + ": ";
-    if (message.compare(0, prefix.size(), prefix) != 0) message = prefix + message;
-    tried += (tried.empty() ? "" : "; ") + message;
-  };
-  for (const std::filesystem::path& candidate : vdbModuleCandidates()) {
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* reason = dlerror();
-      failed(candidate, reason != nullptr ? reason : "cannot be loaded");
-      continue;
-    }
-    dlerror();  // clear, then tell a null symbol from a missing one
-    void* symbol = dlsym(handle, PROCGEN_VDB_MODULE_ENTRY);
-    if (symbol == nullptr) {
-      const char* reason = dlerror();
-      failed(candidate, std::string(reason != nullptr ? reason : "null entry point " PROCGEN_VDB_MODULE_ENTRY) +
-                            " (a module from another procgen build?)");
-      dlclose(handle);
-      continue;
-    }
+  std::string tried;  // "PATH: reason" per place tried
+  if (void* symbol = detail::loadModuleEntry(PROCGEN_VDB_MODULE_FILE, PROCGEN_VDB_MODULE_INSTALL_DIR,
+                                             PROCGEN_VDB_MODULE_ENTRY, tried)) {
     const auto entry = reinterpret_cast<procgen_vdb_write_fn>(symbol);
     loaded.store(entry, std::memory_order_release);
     return entry;
   }
-  if (tried.empty()) tried = "nowhere (the directory of the running program is unknown)";
   throw OutputError("cannot write .vdb: the OpenVDB writer module " PROCGEN_VDB_MODULE_FILE
                     " could not be loaded; tried " +
                     tried + " (PROCGEN_PLUGIN_DIR names the directory that holds it)");
