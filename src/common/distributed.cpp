@@ -35,6 +35,7 @@ std::string g_startup_error;  // started by mpirun, but the MPI module could not
 #if PROCGEN_HAVE_MPI
 const mpi::Module* g_mpi = nullptr;  // the MPI module, loaded by initialize() under mpirun
 
+/// The one test of "started by mpirun" (the module trusts it).
 bool launchedByMpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
     if (std::getenv(v) != nullptr) return true;
@@ -77,7 +78,9 @@ void initialize(int* argc, char*** argv) {
 #if PROCGEN_HAVE_MPI
   if (!launchedByMpirun()) return;  // a plain start loads nothing of MPI
   g_mpi = loadMpiModule(g_startup_error);
-  if (g_mpi) g_active = g_mpi->initialize(argc, argv, g_rank, g_size);
+  if (!g_mpi) return;
+  g_mpi->initialize(argc, argv, g_rank, g_size);
+  g_active = true;
 #else
   // Started by mpirun, but without MPI every process is a whole run: say so once.
   const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
@@ -102,7 +105,7 @@ bool built() { return PROCGEN_HAVE_MPI != 0; }
 std::string libraryVersion() {
 #if PROCGEN_HAVE_MPI
   std::string why;
-  const mpi::Module* module = g_mpi ? g_mpi : loadMpiModule(why);
+  const mpi::Module* module = loadMpiModule(why);  // cached: initialize()'s load, or this one
   return module ? module->libraryVersion() : "module missing: " + why;
 #else
   return "not built";

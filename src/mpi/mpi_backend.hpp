@@ -21,8 +21,9 @@
 
 namespace procgen::distributed::mpi {
 
-/// MPI_Init when launched by mpirun; returns false (nothing started) otherwise.
-bool initialize(int* argc, char*** argv, int& rank, int& size);
+/// MPI_Init (the host calls it only when mpirun started the process), this
+/// rank and the job's size.
+void initialize(int* argc, char*** argv, int& rank, int& size);
 void finalize();
 std::string libraryVersion();
 

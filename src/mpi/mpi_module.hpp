@@ -48,7 +48,7 @@ struct Queue;
 /// The module's functions; see mpi_backend.hpp for what each does.
 struct Module {
   uint32_t abi;  ///< kModuleAbi of the build that made the module
-  bool (*initialize)(int* argc, char*** argv, int& rank, int& size);
+  void (*initialize)(int* argc, char*** argv, int& rank, int& size);
   void (*finalize)();
   std::string (*libraryVersion)();
   int (*agree)(int local_code);
@@ -73,7 +73,7 @@ struct Module {
 };
 
 /// Bumped whenever Module changes: a module of another build is refused.
-inline constexpr uint32_t kModuleAbi = 1;
+inline constexpr uint32_t kModuleAbi = 2;
 
 }  // namespace procgen::distributed::mpi
 
